@@ -1,0 +1,72 @@
+#pragma once
+/// \file alloy/aligned_mallocator.hpp
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#include <alloy/common.hpp>
+
+namespace alloy {
+
+/// AlignedMallocator
+///
+/// Semantics: the C heap with alignment: `posix_memalign` and `free`.
+/// Capabilities: allocate, aligned_allocate (any power of two; below `sizeof(void*)` it is raised to that),
+/// reallocate (`realloc`, platform alignment kept), aligned_reallocate (allocate, copy, free: POSIX has no aligned
+/// realloc), deallocate. No owns, no expand.
+/// Alignment: platform_alignment. Thread safety: thread-safe. Stateless: `AlignedMallocator::instance`.
+/// Failure: an empty Block when the C heap fails, for n == 0, and for an alignment that is not a power of two.
+/// Example:
+/// ```cpp
+/// alloy::AlignedMallocator a;
+/// alloy::Block b = a.aligned_allocate(100, 4096);
+/// CHECK(alloy::is_aligned(b.ptr, 4096));
+/// CHECK(a.aligned_reallocate(b, 9000, 4096));
+/// CHECK(alloy::is_aligned(b.ptr, 4096));
+/// CHECK(a.deallocate(b));
+/// ```
+struct AlignedMallocator {
+  static constexpr std::size_t alignment = platform_alignment;
+  static const AlignedMallocator instance;
+
+  Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
+  Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
+    if (n == 0 || !is_power_of_two(a)) return {};
+    void* p = nullptr;
+    if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n) != 0) return {};
+    return {p, n};
+  }
+  bool deallocate(Block b) const noexcept {
+    std::free(b.ptr);
+    return true;
+  }
+  bool reallocate(Block& b, std::size_t n) const noexcept {
+    if (n == 0) {
+      std::free(b.ptr);
+      b = {};
+      return true;
+    }
+    void* p = std::realloc(b.ptr, n);
+    if (!p) return false;
+    b = {p, n};
+    return true;
+  }
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) const noexcept {
+    if (!is_power_of_two(a)) return false;
+    if (n == 0) {
+      std::free(b.ptr);
+      b = {};
+      return true;
+    }
+    if (b && b.size == n && is_aligned(b.ptr, a)) return true;
+    Block nb = aligned_allocate(n, a);
+    if (!nb) return false;
+    if (b) std::memcpy(nb.ptr, b.ptr, b.size < n ? b.size : n);
+    std::free(b.ptr);
+    b = nb;
+    return true;
+  }
+};
+inline const AlignedMallocator AlignedMallocator::instance{};
+
+}  // namespace alloy

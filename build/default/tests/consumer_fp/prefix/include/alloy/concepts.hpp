@@ -1,0 +1,116 @@
+#pragma once
+/// \file alloy/concepts.hpp
+/// The allocator concept, one `has_<primitive>` concept per optional primitive, and the memory-space properties.
+///
+/// A primitive an allocator cannot support is not declared (D's rule), so each concept asks for the exact signature
+/// and `noexcept`, never only for a member's name. The contract of each primitive is in docs/primitives.md.
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+
+#include <alloy/block.hpp>
+#include <alloy/stream_view.hpp>
+#include <alloy/ternary.hpp>
+
+namespace alloy {
+
+constexpr bool is_power_of_two(std::size_t x) noexcept { return x != 0 && (x & (x - 1)) == 0; }
+
+namespace detail {
+template <std::size_t N>
+inline constexpr bool valid_alignment = is_power_of_two(N);
+}
+
+/// An allocator: a compile-time power-of-two `alignment` and a noexcept `allocate(n) -> Block`.
+template <class A>
+concept allocator = requires(A& a, std::size_t n) {
+  typename std::integral_constant<std::size_t, A::alignment>;
+  { a.allocate(n) } noexcept -> std::same_as<Block>;
+} && detail::valid_alignment<A::alignment>;
+
+template <class A>
+concept has_aligned_allocate = allocator<A> && requires(A& a, std::size_t n, std::size_t al) {
+  { a.aligned_allocate(n, al) } noexcept -> std::same_as<Block>;
+};
+template <class A>
+concept has_allocate_all = allocator<A> && requires(A& a) {
+  { a.allocate_all() } noexcept -> std::same_as<Block>;
+};
+template <class A>
+concept has_allocate_fresh = allocator<A> && requires(A& a, std::size_t n) {
+  { a.allocate_fresh(n) } noexcept -> std::same_as<Block>;
+};
+template <class A>
+concept has_expand = allocator<A> && requires(A& a, Block& b, std::size_t d) {
+  { a.expand(b, d) } noexcept -> std::same_as<bool>;
+};
+template <class A>
+concept has_reallocate = allocator<A> && requires(A& a, Block& b, std::size_t n) {
+  { a.reallocate(b, n) } noexcept -> std::same_as<bool>;
+};
+template <class A>
+concept has_aligned_reallocate = allocator<A> && requires(A& a, Block& b, std::size_t n, std::size_t al) {
+  { a.aligned_reallocate(b, n, al) } noexcept -> std::same_as<bool>;
+};
+template <class A>
+concept has_owns = allocator<A> && requires(A& a, Block b) {
+  { a.owns(b) } noexcept -> std::same_as<Ternary>;
+};
+template <class A>
+concept has_resolve_internal_pointer = allocator<A> && requires(A& a, const void* p, Block& r) {
+  { a.resolve_internal_pointer(p, r) } noexcept -> std::same_as<Ternary>;
+};
+template <class A>
+concept has_deallocate = allocator<A> && requires(A& a, Block b) {
+  { a.deallocate(b) } noexcept -> std::same_as<bool>;
+};
+template <class A>
+concept has_deallocate_all = allocator<A> && requires(A& a) {
+  { a.deallocate_all() } noexcept -> std::same_as<bool>;
+};
+template <class A>
+concept has_empty = allocator<A> && requires(A& a) {
+  { a.empty() } noexcept -> std::same_as<Ternary>;
+};
+template <class A>
+concept has_good_alloc_size = allocator<A> && requires(A& a, std::size_t n) {
+  { a.good_alloc_size(n) } noexcept -> std::same_as<std::size_t>;
+};
+/// A stateless allocator exposes its one object as `A::instance` (D's `instance`).
+template <class A>
+concept has_instance = allocator<A> && requires {
+  { A::instance } -> std::convertible_to<const A&>;
+};
+/// Stream-ordered allocation (cuda::mr order: the stream first).
+template <class A>
+concept has_stream_ordered = allocator<A> && requires(A& a, stream_view s, std::size_t n, Block b) {
+  { a.allocate(s, n) } noexcept -> std::same_as<Block>;
+  { a.deallocate(s, b) } noexcept -> std::same_as<bool>;
+};
+/// `copy(dst, src, n, stream)`: copies n bytes within or into the allocator's memory space; false on failure.
+template <class A>
+concept has_copy = allocator<A> && requires(A& a, void* d, const void* s, std::size_t n, stream_view st) {
+  { a.copy(d, s, n, st) } noexcept -> std::same_as<bool>;
+};
+
+/// The memory space of A: `A::memory_space` when declared, else host.
+template <class A>
+constexpr MemorySpace memory_space_of() noexcept {
+  if constexpr (requires { A::memory_space; })
+    return static_cast<MemorySpace>(A::memory_space);
+  else
+    return MemorySpace::host;
+}
+
+/// The host may read and write A's memory (host, host_pinned, managed).
+template <class A>
+concept host_accessible = memory_space_of<A>() != MemorySpace::device;
+/// A device may read and write A's memory (device, host_pinned, managed).
+template <class A>
+concept device_accessible = memory_space_of<A>() != MemorySpace::host;
+
+/// An allocator that holds no state: it costs no storage inside whatever holds it.
+template <class A>
+concept stateless_allocator = allocator<A> && std::is_empty_v<A>;
+
+}  // namespace alloy

@@ -1,0 +1,30 @@
+# Runs as `cmake -P`: proves that a project can consume alloy through find_package (from an install tree) or
+# add_subdirectory. Fails loudly on any step.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}")
+  endif()
+endfunction()
+if(MODE STREQUAL "find_package")
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/alloy-build -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
+      -DALLOY_BUILD_TESTS=OFF -DALLOY_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
+  run(${CMAKE_COMMAND} --install ${WORK_DIR}/alloy-build)
+  file(GLOB_RECURSE core RELATIVE ${SOURCE_DIR}/include ${SOURCE_DIR}/include/alloy/*.hpp)
+  file(GLOB_RECURSE blocks RELATIVE ${SOURCE_DIR}/building_blocks ${SOURCE_DIR}/building_blocks/alloy/*.hpp)
+  foreach(h IN LISTS core blocks)
+    if(NOT EXISTS ${WORK_DIR}/prefix/include/${h})
+      message(FATAL_ERROR "install did not merge include/ and building_blocks/ into one include/alloy/: ${h} missing")
+    endif()
+  endforeach()
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/consumer -G ${GENERATOR}
+      -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+else()
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/consumer -G ${GENERATOR}
+      -DCMAKE_CXX_COMPILER=${CXX} -DALLOY_SOURCE_DIR=${SOURCE_DIR})
+endif()
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run(${WORK_DIR}/consumer/consumer)
+message(STATUS "consumer (${MODE}): built and ran")

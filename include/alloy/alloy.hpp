@@ -1,0 +1,16 @@
+#pragma once
+/// \file alloy/alloy.hpp
+/// Every host-side header of alloy. CUDA headers stay opt-in (`<alloy/cuda_mallocator.hpp>`, `<alloy/device_buffer.hpp>`).
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/block.hpp>
+#include <alloy/common.hpp>
+#include <alloy/concepts.hpp>
+#include <alloy/config.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/mmap_allocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/null_allocator.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/stream_view.hpp>
+#include <alloy/ternary.hpp>
+// building blocks

@@ -1,0 +1,178 @@
+#pragma once
+/// \file alloy/common.hpp
+/// Overflow-safe size and alignment arithmetic, and D's generic fallbacks: `alloy::good_alloc_size`,
+/// `alloy::reallocate`, `alloy::aligned_reallocate`, `alloy::copy`, `alloy::owns`, `alloy::deallocate`.
+///
+/// Size arithmetic never wraps: every checked helper reports overflow, and a request whose rounding would overflow
+/// fails like any other request.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <alloy/block.hpp>
+#include <alloy/concepts.hpp>
+#include <alloy/config.hpp>
+
+namespace alloy {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Arithmetic
+
+/// n rounded up to a multiple of `a` (a power of two). Precondition: no overflow (see `round_up_checked`).
+constexpr std::size_t round_up(std::size_t n, std::size_t a) noexcept { return (n + a - 1) & ~(a - 1); }
+/// n rounded down to a multiple of `a` (a power of two).
+constexpr std::size_t round_down(std::size_t n, std::size_t a) noexcept { return n & ~(a - 1); }
+/// n rounded up to a multiple of `a` (a power of two) into `out`; false (and `out` untouched) if that overflows.
+constexpr bool round_up_checked(std::size_t n, std::size_t a, std::size_t& out) noexcept {
+  std::size_t t = 0;
+  if (__builtin_add_overflow(n, a - 1, &t)) return false;
+  out = t & ~(a - 1);
+  return true;
+}
+/// n rounded up to a multiple of any nonzero `m` into `out`; false if that overflows.
+constexpr bool round_up_to_multiple_checked(std::size_t n, std::size_t m, std::size_t& out) noexcept {
+  const std::size_t r = n % m;
+  if (r == 0) { out = n; return true; }
+  return !__builtin_add_overflow(n, m - r, &out);
+}
+/// ceil(n / d) for d > 0, without overflow.
+constexpr std::size_t divide_round_up(std::size_t n, std::size_t d) noexcept { return n / d + (n % d != 0); }
+/// a + b into `out`; false if that overflows.
+constexpr bool add_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+  return !__builtin_add_overflow(a, b, &out);
+}
+/// a * b into `out`; false if that overflows.
+constexpr bool mul_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+/// log2 of a power of two.
+constexpr unsigned log2_exact(std::size_t x) noexcept { return static_cast<unsigned>(__builtin_ctzll(x)); }
+
+inline bool is_aligned(const void* p, std::size_t a) noexcept {
+  return (reinterpret_cast<std::uintptr_t>(p) & (a - 1)) == 0;
+}
+/// `p` rounded up to a multiple of `a`, computed on integers (no pointer arithmetic past an object). Callers
+/// check the result against the end of their buffer.
+inline std::uintptr_t align_up(std::uintptr_t p, std::size_t a) noexcept { return (p + a - 1) & ~std::uintptr_t(a - 1); }
+inline void* align_up(void* p, std::size_t a) noexcept {
+  return reinterpret_cast<void*>(align_up(reinterpret_cast<std::uintptr_t>(p), a));
+}
+inline std::uintptr_t address_of(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
+inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }  // NOLINT
+
+/// Whether `b` lies entirely inside [lo, lo + size).
+inline bool block_within(Block b, const void* lo, std::size_t size) noexcept {
+  const auto p = address_of(b.ptr), l = address_of(lo);
+  return p >= l && p - l <= size && b.size <= size - (p - l);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Generic fallbacks (D's std.experimental.allocator.common)
+
+/// Bytes actually reserved for a request of n: `a.good_alloc_size(n)` when A declares it, else n rounded up to
+/// `A::alignment`. 0 when no request of n bytes can succeed (the rounding overflows); n == 0 gives 0.
+template <allocator A>
+constexpr std::size_t good_alloc_size(const A& a, std::size_t n) noexcept {
+  if constexpr (has_good_alloc_size<A>) {
+    return const_cast<A&>(a).good_alloc_size(n);
+  } else {
+    (void)a;
+    std::size_t r = 0;
+    return round_up_checked(n, A::alignment, r) ? r : 0;
+  }
+}
+
+/// Copies n bytes into or within A's memory: `a.copy` when A declares it, else `std::memcpy` (host-accessible A).
+/// A device allocator without `copy` cannot be copied into by the host: that does not compile.
+template <allocator A>
+bool copy(A& a, void* dst, const void* src, std::size_t n, stream_view s = {}) noexcept {
+  if constexpr (has_copy<A>) {
+    return a.copy(dst, src, n, s);
+  } else {
+    static_assert(host_accessible<A>,
+                  "alloy::copy: this allocator's memory is not host-accessible and it has no copy primitive; "
+                  "give it a copy(dst, src, n, stream) member (CUDA parents have one)");
+    (void)a; (void)s;
+    if (n) std::memmove(dst, src, n);
+    return true;
+  }
+}
+
+/// `a.owns(b)` when A declares it, else unknown.
+template <allocator A>
+Ternary owns(A& a, Block b) noexcept {
+  if constexpr (has_owns<A>) return a.owns(b);
+  else return b ? Ternary::unknown : Ternary::no;
+}
+
+/// `a.deallocate(b)` when A declares it, else false (memory is reclaimed only by deallocate_all or the destructor).
+template <allocator A>
+bool deallocate(A& a, Block b) noexcept {
+  if constexpr (has_deallocate<A>) return a.deallocate(b);
+  else return !b;
+}
+
+/// D's reallocate: `a.reallocate` when declared; else `expand` in place when growing; else allocate, copy (through
+/// `alloy::copy`, so device memory is copied by its allocator), deallocate. `n == 0` frees `b` and empties it.
+/// On failure `b` is unchanged and still owned by the caller.
+template <allocator A>
+bool reallocate(A& a, Block& b, std::size_t n) noexcept {
+  if constexpr (has_reallocate<A>) {
+    return a.reallocate(b, n);
+  } else {
+    if (b.size == n) return true;
+    if (!b) {
+      Block nb = a.allocate(n);
+      if (!nb) return false;
+      b = nb;
+      return true;
+    }
+    if (n == 0) {
+      if (!alloy::deallocate(a, b)) return false;
+      b = {};
+      return true;
+    }
+    if constexpr (has_expand<A>) {
+      if (n > b.size && a.expand(b, n - b.size)) return true;
+    }
+    Block nb = a.allocate(n);
+    if (!nb) return false;
+    if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
+      alloy::deallocate(a, nb);
+      return false;
+    }
+    alloy::deallocate(a, b);
+    b = nb;
+    return true;
+  }
+}
+
+/// D's alignedReallocate: `a.aligned_reallocate` when declared, else aligned_allocate + copy + deallocate.
+template <allocator A>
+  requires has_aligned_allocate<A>
+bool aligned_reallocate(A& a, Block& b, std::size_t n, std::size_t alignment) noexcept {
+  if constexpr (has_aligned_reallocate<A>) {
+    return a.aligned_reallocate(b, n, alignment);
+  } else {
+    if (b && b.size == n && is_aligned(b.ptr, alignment)) return true;
+    if (b && n == 0) {
+      if (!alloy::deallocate(a, b)) return false;
+      b = {};
+      return true;
+    }
+    Block nb = a.aligned_allocate(n, alignment);
+    if (!nb) return false;
+    if (b) {
+      if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
+        alloy::deallocate(a, nb);
+        return false;
+      }
+      alloy::deallocate(a, b);
+    }
+    b = nb;
+    return true;
+  }
+}
+
+}  // namespace alloy

@@ -1,6 +1,7 @@
 #pragma once
 /// \file alloy/mallocator.hpp
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 
 #include <alloy/common.hpp>
@@ -27,7 +28,7 @@ struct Mallocator {
   static const Mallocator instance;
 
   Block allocate(std::size_t n) const noexcept {
-    if (n == 0) return {};
+    if (n == 0 || n > PTRDIFF_MAX) return {};  // no object is larger than PTRDIFF_MAX
     void* p = std::malloc(n);
     return p ? Block{p, n} : Block{};
   }
@@ -41,6 +42,7 @@ struct Mallocator {
       b = {};
       return true;
     }
+    if (n > PTRDIFF_MAX) return false;
     void* p = std::realloc(b.ptr, n);
     if (!p) return false;
     b = {p, n};

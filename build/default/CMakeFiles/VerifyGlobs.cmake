@@ -25,6 +25,8 @@ endif()
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/*.cpp")
 set(OLD_GLOB
   "/work/main/tests/main.cpp"
+  "/work/main/tests/mallocator.cpp"
+  "/work/main/tests/no_access_allocator.cpp"
   "/work/main/tests/ternary.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")

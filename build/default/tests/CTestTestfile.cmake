@@ -4,6 +4,10 @@
 # 
 # This file includes the relevant testing commands required for 
 # testing this directory and lists subdirectories to be tested as well.
+add_test([=[mallocator]=] "/work/main/build/default/tests/test_mallocator")
+set_tests_properties([=[mallocator]=] PROPERTIES  SKIP_RETURN_CODE "77" _BACKTRACE_TRIPLES "/work/main/cmake/alloy_testing.cmake;17;add_test;/work/main/tests/CMakeLists.txt;19;alloy_add_doctest;/work/main/tests/CMakeLists.txt;0;")
+add_test([=[no_access_allocator]=] "/work/main/build/default/tests/test_no_access_allocator")
+set_tests_properties([=[no_access_allocator]=] PROPERTIES  SKIP_RETURN_CODE "77" _BACKTRACE_TRIPLES "/work/main/cmake/alloy_testing.cmake;17;add_test;/work/main/tests/CMakeLists.txt;19;alloy_add_doctest;/work/main/tests/CMakeLists.txt;0;")
 add_test([=[ternary]=] "/work/main/build/default/tests/test_ternary")
 set_tests_properties([=[ternary]=] PROPERTIES  SKIP_RETURN_CODE "77" _BACKTRACE_TRIPLES "/work/main/cmake/alloy_testing.cmake;17;add_test;/work/main/tests/CMakeLists.txt;19;alloy_add_doctest;/work/main/tests/CMakeLists.txt;0;")
 add_test([=[headers]=] "/work/main/build/default/tests/test_headers")

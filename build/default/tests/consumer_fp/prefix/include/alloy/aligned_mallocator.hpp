@@ -1,6 +1,7 @@
 #pragma once
 /// \file alloy/aligned_mallocator.hpp
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,7 +32,7 @@ struct AlignedMallocator {
 
   Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
-    if (n == 0 || !is_power_of_two(a)) return {};
+    if (n == 0 || n > PTRDIFF_MAX || !is_power_of_two(a)) return {};
     void* p = nullptr;
     if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n) != 0) return {};
     return {p, n};
@@ -46,6 +47,7 @@ struct AlignedMallocator {
       b = {};
       return true;
     }
+    if (n > PTRDIFF_MAX) return false;
     void* p = std::realloc(b.ptr, n);
     if (!p) return false;
     b = {p, n};

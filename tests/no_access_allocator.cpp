@@ -1,0 +1,72 @@
+#include <alloy/no_access_allocator.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+#include "support/differential.hpp"
+
+using alloy::NoAccessAllocator;
+static_assert(alloy::memory_space_of<NoAccessAllocator>() == alloy::MemorySpace::device);
+static_assert(!alloy::host_accessible<NoAccessAllocator> && alloy::device_accessible<NoAccessAllocator>);
+static_assert(alloy::has_copy<NoAccessAllocator> && alloy::has_owns<NoAccessAllocator>);
+
+TEST_CASE("NoAccessAllocator: conformance") { alloy::test::check_allocator([] { return NoAccessAllocator{}; }); }
+
+TEST_CASE("NoAccessAllocator: randomized, contents through copy only") {
+  NoAccessAllocator a;
+  const std::size_t before = NoAccessAllocator::live_blocks();
+  alloy::test::DiffOptions o;
+  o.ops = 20'000;
+  o.slots = 64;
+  o.max_size = 3 * 4096;
+  const auto st = alloy::test::run_differential(a, o);
+  CHECK(st.failures == 0);
+  CHECK(st.allocations > 1000);
+  CHECK(NoAccessAllocator::live_blocks() == before);
+}
+
+// Runs f in a child process; returns the signal that ended it, or 0 if it exited normally.
+template <class F>
+int signal_of_child(F f) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    f();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+TEST_CASE("NoAccessAllocator: a host read or write crashes, copy does not") {
+  NoAccessAllocator a;
+  alloy::Block b = a.allocate(64);
+  REQUIRE(b);
+  CHECK(signal_of_child([&] { static_cast<volatile char*>(b.ptr)[0] = 1; }) == SIGSEGV);
+  CHECK(signal_of_child([&] { (void)static_cast<volatile char*>(b.ptr)[63]; }) == SIGSEGV);
+  CHECK(signal_of_child([&] {
+          char buf[64] = "bytes";
+          a.copy(b.ptr, buf, sizeof buf, {});
+          a.copy(buf, b.ptr, sizeof buf, {});
+        }) == 0);
+  // After a copy the pages are closed again.
+  char msg[] = "moved through copy";
+  CHECK(a.copy(b.ptr, msg, sizeof msg, {}));
+  CHECK(signal_of_child([&] { (void)static_cast<volatile char*>(b.ptr)[0]; }) == SIGSEGV);
+  char back[sizeof msg] = {};
+  CHECK(a.copy(back, b.ptr, sizeof msg, {}));
+  CHECK(std::strcmp(back, msg) == 0);
+  // device -> device
+  alloy::Block c = a.allocate(64);
+  CHECK(a.copy(c.ptr, b.ptr, sizeof msg, {}));
+  std::memset(back, 0, sizeof back);
+  CHECK(a.copy(back, c.ptr, sizeof msg, {}));
+  CHECK(std::strcmp(back, msg) == 0);
+  CHECK(a.deallocate(b));
+  CHECK(a.deallocate(c));
+}

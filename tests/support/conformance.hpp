@@ -1,0 +1,266 @@
+#pragma once
+// check_allocator(make): D's testAllocator for alloy. `make()` returns a fresh allocator (a prvalue, so allocators that
+// cannot move work too). One check per capability the allocator declares; each check runs on a fresh allocator.
+// An allocator that cannot serve a 1-byte request (NullAllocator, an exhausted arena) is checked to fail everywhere.
+#include <alloy/common.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/patterns.hpp"
+
+namespace alloy::test {
+
+template <class A>
+void check_block_shape(Block b, std::size_t n, std::size_t align = A::alignment) {
+  REQUIRE(b);
+  CHECK(b.size == n);
+  CHECK(is_aligned(b.ptr, align));
+}
+
+template <class A>
+void check_owns_live(A& a, Block b) {
+  if constexpr (has_owns<A>) {
+    CHECK(a.owns(b) == Ternary::yes);
+    CHECK(a.owns(Block{}) == Ternary::no);
+  } else {
+    (void)a, (void)b;
+  }
+}
+
+inline bool overlap(Block x, Block y) noexcept {
+  const auto a = address_of(x.ptr), b = address_of(y.ptr);
+  return a < b + y.size && b < a + x.size;
+}
+
+template <class Make>
+void check_allocator(Make make) {
+  using A = std::remove_cvref_t<decltype(make())>;
+  static_assert(allocator<A>, "check_allocator: not an alloy::allocator");
+  static_assert(is_power_of_two(A::alignment));
+  constexpr std::size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - A::alignment + 1, SIZE_MAX / 2 + 1};
+
+  bool serves = false;
+  {
+    auto a = make();
+    if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
+    CHECK(!a.allocate(0));
+    for (std::size_t n : huge) CHECK(!a.allocate(n));  // rounding must not wrap around
+    Block b = a.allocate(1);
+    serves = static_cast<bool>(b);
+    if (serves) {
+      check_block_shape<A>(b, 1);
+      write_pattern(a, b, 1);
+      CHECK(check_pattern(a, b, 1, 1));
+      check_owns_live(a, b);
+      if constexpr (has_empty<A>) CHECK(a.empty() == Ternary::no);
+      if constexpr (has_deallocate<A>) {
+        CHECK(a.deallocate(b));
+        if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
+      }
+    }
+    if constexpr (has_deallocate<A>) CHECK(a.deallocate(Block{}));
+    if constexpr (has_owns<A>) CHECK(a.owns(Block{}) == Ternary::no);
+  }
+
+  // Many live blocks of assorted sizes: exact sizes, alignment, no overlap, contents intact.
+  if (serves) {
+    auto a = make();
+    std::vector<Block> live;
+    const std::size_t sizes[] = {1, 7, 8, 16, 31, 64, 100, 128, 255, 256, 1000, 4096};
+    for (std::size_t i = 0; i < 48; ++i) {
+      const std::size_t n = sizes[i % std::size(sizes)];
+      Block b = a.allocate(n);
+      if (!b) break;
+      check_block_shape<A>(b, n);
+      for (Block o : live) CHECK_FALSE(overlap(b, o));
+      write_pattern(a, b, live.size() + 100);
+      live.push_back(b);
+    }
+    CHECK(!live.empty());
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      CHECK(check_pattern(a, live[i], i + 100, live[i].size));
+      check_owns_live(a, live[i]);
+    }
+    if constexpr (has_owns<A>) {
+      alignas(64) static unsigned char foreign[64];
+      CHECK(a.owns(Block{foreign, sizeof foreign}) != Ternary::yes);
+    }
+    if constexpr (has_resolve_internal_pointer<A>) {
+      for (Block b : live) {
+        Block r{};
+        const auto* mid = static_cast<const unsigned char*>(b.ptr) + b.size / 2;
+        CHECK(a.resolve_internal_pointer(mid, r) == Ternary::yes);
+        CHECK(address_of(r.ptr) <= address_of(b.ptr));
+        CHECK(r.end_address() >= b.end_address());
+      }
+    }
+    if constexpr (has_deallocate<A>) {
+      for (auto it = live.rbegin(); it != live.rend(); ++it) CHECK(a.deallocate(*it));
+      if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
+    } else if constexpr (has_deallocate_all<A>) {
+      CHECK(a.deallocate_all());
+    }
+  }
+
+  if constexpr (has_aligned_allocate<A>) {
+    auto a = make();
+    for (std::size_t n : huge) CHECK(!a.aligned_allocate(n, 64));
+    CHECK(!a.aligned_allocate(0, 64));
+    std::vector<Block> live;
+    for (std::size_t al = 1; al <= 4096; al *= 2) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{24}, std::size_t{200}}) {
+        Block b = a.aligned_allocate(n, al);
+        if (!b) continue;
+        check_block_shape<A>(b, n, al);
+        for (Block o : live) CHECK_FALSE(overlap(b, o));
+        check_owns_live(a, b);
+        live.push_back(b);
+      }
+    }
+    if (serves) CHECK(!live.empty());
+    if constexpr (has_deallocate<A>)
+      for (Block b : live) CHECK(a.deallocate(b));
+  }
+
+  if constexpr (has_expand<A>) {
+    auto a = make();
+    Block z{};
+    CHECK(a.expand(z, 0));
+    CHECK(!z);
+    Block b = a.allocate(24);
+    if (b) {
+      write_pattern(a, b, 7);
+      const Block before = b;
+      CHECK(a.expand(b, 0));
+      CHECK(b == before);
+      CHECK_FALSE(a.expand(b, SIZE_MAX));
+      CHECK(b == before);
+      CHECK_FALSE(a.expand(b, SIZE_MAX - b.size));
+      CHECK(b == before);
+      if (a.expand(b, 40)) {
+        CHECK(b.ptr == before.ptr);
+        CHECK(b.size == 64);
+        check_owns_live(a, b);
+      } else {
+        CHECK(b == before);
+      }
+      CHECK(check_pattern(a, b, 7, 24));
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+    }
+  }
+
+  if constexpr (has_reallocate<A>) {
+    auto a = make();
+    Block b = a.allocate(40);
+    if (b) {
+      write_pattern(a, b, 9);
+      const Block before = b;
+      CHECK(a.reallocate(b, 40));
+      CHECK(b == before);
+      CHECK_FALSE(a.reallocate(b, SIZE_MAX));
+      CHECK(b == before);
+      if (a.reallocate(b, 300)) {
+        check_block_shape<A>(b, 300);
+        CHECK(check_pattern(a, b, 9, 40));
+        check_owns_live(a, b);
+      } else {
+        CHECK(b == before);
+      }
+      if (a.reallocate(b, 20)) {
+        check_block_shape<A>(b, 20);
+        CHECK(check_pattern(a, b, 9, 40));
+      }
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+    }
+  }
+
+  if constexpr (has_aligned_reallocate<A>) {
+    auto a = make();
+    Block b = has_aligned_allocate<A> ? a.aligned_allocate(50, 64) : a.allocate(50);
+    if (b) {
+      write_pattern(a, b, 11);
+      const Block before = b;
+      CHECK_FALSE(a.aligned_reallocate(b, SIZE_MAX, 64));
+      CHECK(b == before);
+      if (a.aligned_reallocate(b, 500, 256)) {
+        check_block_shape<A>(b, 500, 256);
+        CHECK(check_pattern(a, b, 11, 50));
+      } else {
+        CHECK(b == before);
+      }
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+    }
+  }
+
+  if constexpr (has_allocate_all<A>) {
+    auto a = make();
+    Block all = a.allocate_all();
+    if (serves) {
+      REQUIRE(all);
+      CHECK(is_aligned(all.ptr, A::alignment));
+      CHECK(!a.allocate(1));  // nothing is left
+      check_owns_live(a, all);
+      if constexpr (has_empty<A>) CHECK(a.empty() == Ternary::no);
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(all));
+      else if constexpr (has_deallocate_all<A>) CHECK(a.deallocate_all());
+      if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
+      CHECK(a.allocate(1));  // (leaked into a's own memory, released with a)
+    }
+  }
+
+  if constexpr (has_deallocate_all<A>) {
+    auto a = make();
+    std::vector<Block> live;
+    for (int i = 0; i < 8; ++i)
+      if (Block b = a.allocate(32 + i)) live.push_back(b);
+    CHECK(a.deallocate_all());
+    if constexpr (has_empty<A>) CHECK(a.empty() == Ternary::yes);
+    if (serves) {
+      Block b = a.allocate(32);
+      CHECK(b);
+      CHECK(a.deallocate_all());
+    }
+  }
+
+  if constexpr (has_allocate_fresh<A>) {
+    auto a = make();
+    CHECK(!a.allocate_fresh(0));
+    Block b = a.allocate_fresh(10);
+    if (serves) {
+      check_block_shape<A>(b, 10);
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+      Block c = a.allocate_fresh(10);  // never-used memory: not b's
+      if (c) CHECK(c.ptr != b.ptr);
+      if constexpr (has_deallocate<A>) CHECK(a.deallocate(c));
+    }
+  }
+
+  {
+    auto a = make();
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000}}) {
+      const std::size_t g = alloy::good_alloc_size(a, n);
+      CHECK(g >= n);
+      if (serves) {
+        Block b = a.allocate(g);  // a request of exactly good_alloc_size bytes is as good as one of n
+        if (b) CHECK(b.size == g);
+        alloy::deallocate(a, b);
+      }
+    }
+  }
+
+  if constexpr (has_stream_ordered<A>) {
+    auto a = make();
+    Block b = a.allocate(stream_view{}, 64);
+    if (serves) {
+      check_block_shape<A>(b, 64);
+      CHECK(a.deallocate(stream_view{}, b));
+    }
+  }
+}
+
+}  // namespace alloy::test

@@ -6,6 +6,7 @@
 #include <alloy/common.hpp>
 #include <alloy/concepts.hpp>
 #include <alloy/config.hpp>
+#include <alloy/make.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>

@@ -114,8 +114,23 @@ bool deallocate(A& a, Block b) noexcept {
 }
 
 /// D's reallocate: `a.reallocate` when declared; else `expand` in place when growing; else allocate, copy (through
-/// `alloy::copy`, so device memory is copied by its allocator), deallocate. `n == 0` frees `b` and empties it.
-/// On failure `b` is unchanged and still owned by the caller.
+/// `alloy::copy`, so device memory is copied by its allocator), deallocate. `n == 0` frees `b` (when A has
+/// deallocate) and empties it; an empty `b` is allocated. On failure `b` is unchanged and still owned by the caller.
+/// Example:
+/// ```cpp
+/// #include <alloy/no_access_allocator.hpp>
+/// alloy::NoAccessAllocator dev;                     // no reallocate; its memory is reached only through copy
+/// static_assert(!alloy::has_reallocate<alloy::NoAccessAllocator>);
+/// alloy::Block b = dev.allocate(4);
+/// CHECK(dev.copy(b.ptr, "abc", 4, {}));
+/// CHECK(alloy::reallocate(dev, b, 10000));          // allocate, copy (dev.copy), deallocate
+/// CHECK(b.size == 10000);
+/// char back[4] = {};
+/// CHECK(dev.copy(back, b.ptr, 4, {}));
+/// CHECK(std::strcmp(back, "abc") == 0);
+/// CHECK(alloy::reallocate(dev, b, 0));              // frees
+/// CHECK(!b);
+/// ```
 template <allocator A>
 bool reallocate(A& a, Block& b, std::size_t n) noexcept {
   if constexpr (has_reallocate<A>) {
@@ -129,8 +144,9 @@ bool reallocate(A& a, Block& b, std::size_t n) noexcept {
       return true;
     }
     if (n == 0) {
-      if (!alloy::deallocate(a, b)) return false;
-      b = {};
+      if constexpr (has_deallocate<A>)
+        if (!a.deallocate(b)) return false;
+      b = {};  // without deallocate, the memory comes back with deallocate_all or the allocator (as in D)
       return true;
     }
     if constexpr (has_expand<A>) {
@@ -148,18 +164,25 @@ bool reallocate(A& a, Block& b, std::size_t n) noexcept {
   }
 }
 
-/// D's alignedReallocate: `a.aligned_reallocate` when declared, else aligned_allocate + copy + deallocate.
+/// D's alignedReallocate: `a.aligned_reallocate` when declared; else `expand` in place when growing an already
+/// aligned block; else aligned_allocate + copy (through `alloy::copy`) + deallocate. `n == 0` frees and empties `b`;
+/// an alignment that is not a power of two fails. On failure `b` is unchanged.
 template <allocator A>
   requires has_aligned_allocate<A>
 bool aligned_reallocate(A& a, Block& b, std::size_t n, std::size_t alignment) noexcept {
   if constexpr (has_aligned_reallocate<A>) {
     return a.aligned_reallocate(b, n, alignment);
   } else {
-    if (b && b.size == n && is_aligned(b.ptr, alignment)) return true;
-    if (b && n == 0) {
-      if (!alloy::deallocate(a, b)) return false;
+    if (!is_power_of_two(alignment)) return false;
+    if (n == 0) {
+      if constexpr (has_deallocate<A>)
+        if (!a.deallocate(b)) return false;
       b = {};
       return true;
+    }
+    if (b && b.size == n && is_aligned(b.ptr, alignment)) return true;
+    if constexpr (has_expand<A>) {
+      if (b && n > b.size && is_aligned(b.ptr, alignment) && a.expand(b, n - b.size)) return true;
     }
     Block nb = a.aligned_allocate(n, alignment);
     if (!nb) return false;

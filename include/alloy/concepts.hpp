@@ -3,7 +3,10 @@
 /// The allocator concept, one `has_<primitive>` concept per optional primitive, and the memory-space properties.
 ///
 /// A primitive an allocator cannot support is not declared (D's rule), so each concept asks for the exact signature
-/// and `noexcept`, never only for a member's name. The contract of each primitive is in docs/primitives.md.
+/// and `noexcept`, never only for a member's name: the Block argument of `deallocate` and `owns` is taken by value
+/// (a temporary binds), and the one that `expand`, `reallocate`, `aligned_reallocate` and `resolve_internal_pointer`
+/// write back is a `Block&` (a member that also takes a temporary, by value or `const Block&`, could not report the
+/// new block, so it does not count). The contract of each primitive is in docs/primitives.md.
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
@@ -19,7 +22,7 @@ constexpr bool is_power_of_two(std::size_t x) noexcept { return x != 0 && (x & (
 namespace detail {
 template <std::size_t N>
 inline constexpr bool valid_alignment = is_power_of_two(N);
-}
+}  // namespace detail
 
 /// An allocator: a compile-time power-of-two `alignment` and a noexcept `allocate(n) -> Block`.
 template <class A>
@@ -43,26 +46,28 @@ concept has_allocate_fresh = allocator<A> && requires(A& a, std::size_t n) {
 template <class A>
 concept has_expand = allocator<A> && requires(A& a, Block& b, std::size_t d) {
   { a.expand(b, d) } noexcept -> std::same_as<bool>;
-};
+} && !requires(A& a) { a.expand(Block{}, std::size_t{}); };
 template <class A>
 concept has_reallocate = allocator<A> && requires(A& a, Block& b, std::size_t n) {
   { a.reallocate(b, n) } noexcept -> std::same_as<bool>;
-};
+} && !requires(A& a) { a.reallocate(Block{}, std::size_t{}); };
 template <class A>
 concept has_aligned_reallocate = allocator<A> && requires(A& a, Block& b, std::size_t n, std::size_t al) {
   { a.aligned_reallocate(b, n, al) } noexcept -> std::same_as<bool>;
-};
+} && !requires(A& a) { a.aligned_reallocate(Block{}, std::size_t{}, std::size_t{}); };
 template <class A>
 concept has_owns = allocator<A> && requires(A& a, Block b) {
   { a.owns(b) } noexcept -> std::same_as<Ternary>;
+  { a.owns(Block{}) } noexcept;
 };
 template <class A>
 concept has_resolve_internal_pointer = allocator<A> && requires(A& a, const void* p, Block& r) {
   { a.resolve_internal_pointer(p, r) } noexcept -> std::same_as<Ternary>;
-};
+} && !requires(A& a, const void* p) { a.resolve_internal_pointer(p, Block{}); };
 template <class A>
 concept has_deallocate = allocator<A> && requires(A& a, Block b) {
   { a.deallocate(b) } noexcept -> std::same_as<bool>;
+  { a.deallocate(Block{}) } noexcept;
 };
 template <class A>
 concept has_deallocate_all = allocator<A> && requires(A& a) {

@@ -10,8 +10,10 @@ namespace alloy {
 ///
 /// Semantics: shares a stateful allocator by pointer, like D's pointer parents (`Region!(Mallocator)*`): a block
 /// built over `Ref<A>` draws from an A that lives elsewhere and must outlive it. One pointer of state.
-/// Capabilities: exactly A's: every primitive A declares is forwarded, and no other. `alignment` and `memory_space`
-/// are A's. Thread safety: A's.
+/// Capabilities: exactly A's: every primitive A declares is forwarded, and no other (not `instance`: a Ref is not
+/// stateless). `alignment` and `memory_space` are A's. The forwarding members are `const` (a Ref is a pointer: a
+/// `const Ref` still allocates from its A). Copies share the same A; two Refs compare equal iff they refer to the same
+/// A. Thread safety: A's.
 /// Example:
 /// ```cpp
 /// #include <alloy/mallocator.hpp>
@@ -34,30 +36,34 @@ class Ref {
   [[nodiscard]] A& get() const noexcept { return *a_; }
   friend constexpr bool operator==(Ref, Ref) = default;
 
-  Block allocate(std::size_t n) noexcept { return a_->allocate(n); }
-  Block aligned_allocate(std::size_t n, std::size_t al) noexcept requires has_aligned_allocate<A> {
+  Block allocate(std::size_t n) const noexcept { return a_->allocate(n); }
+  Block aligned_allocate(std::size_t n, std::size_t al) const noexcept requires has_aligned_allocate<A> {
     return a_->aligned_allocate(n, al);
   }
-  Block allocate_all() noexcept requires has_allocate_all<A> { return a_->allocate_all(); }
-  Block allocate_fresh(std::size_t n) noexcept requires has_allocate_fresh<A> { return a_->allocate_fresh(n); }
-  bool expand(Block& b, std::size_t d) noexcept requires has_expand<A> { return a_->expand(b, d); }
-  bool reallocate(Block& b, std::size_t n) noexcept requires has_reallocate<A> { return a_->reallocate(b, n); }
-  bool aligned_reallocate(Block& b, std::size_t n, std::size_t al) noexcept requires has_aligned_reallocate<A> {
+  Block allocate_all() const noexcept requires has_allocate_all<A> { return a_->allocate_all(); }
+  Block allocate_fresh(std::size_t n) const noexcept requires has_allocate_fresh<A> { return a_->allocate_fresh(n); }
+  bool expand(Block& b, std::size_t d) const noexcept requires has_expand<A> { return a_->expand(b, d); }
+  bool reallocate(Block& b, std::size_t n) const noexcept requires has_reallocate<A> { return a_->reallocate(b, n); }
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t al) const noexcept requires has_aligned_reallocate<A> {
     return a_->aligned_reallocate(b, n, al);
   }
-  Ternary owns(Block b) noexcept requires has_owns<A> { return a_->owns(b); }
-  Ternary resolve_internal_pointer(const void* p, Block& r) noexcept requires has_resolve_internal_pointer<A> {
+  Ternary owns(Block b) const noexcept requires has_owns<A> { return a_->owns(b); }
+  Ternary resolve_internal_pointer(const void* p, Block& r) const noexcept requires has_resolve_internal_pointer<A> {
     return a_->resolve_internal_pointer(p, r);
   }
-  bool deallocate(Block b) noexcept requires has_deallocate<A> { return a_->deallocate(b); }
-  bool deallocate_all() noexcept requires has_deallocate_all<A> { return a_->deallocate_all(); }
-  Ternary empty() noexcept requires has_empty<A> { return a_->empty(); }
-  std::size_t good_alloc_size(std::size_t n) noexcept requires has_good_alloc_size<A> {
+  bool deallocate(Block b) const noexcept requires has_deallocate<A> { return a_->deallocate(b); }
+  bool deallocate_all() const noexcept requires has_deallocate_all<A> { return a_->deallocate_all(); }
+  Ternary empty() const noexcept requires has_empty<A> { return a_->empty(); }
+  std::size_t good_alloc_size(std::size_t n) const noexcept requires has_good_alloc_size<A> {
     return a_->good_alloc_size(n);
   }
-  Block allocate(stream_view s, std::size_t n) noexcept requires has_stream_ordered<A> { return a_->allocate(s, n); }
-  bool deallocate(stream_view s, Block b) noexcept requires has_stream_ordered<A> { return a_->deallocate(s, b); }
-  bool copy(void* d, const void* s, std::size_t n, stream_view st) noexcept requires has_copy<A> {
+  Block allocate(stream_view s, std::size_t n) const noexcept requires has_stream_ordered<A> {
+    return a_->allocate(s, n);
+  }
+  bool deallocate(stream_view s, Block b) const noexcept requires has_stream_ordered<A> {
+    return a_->deallocate(s, b);
+  }
+  bool copy(void* d, const void* s, std::size_t n, stream_view st) const noexcept requires has_copy<A> {
     return a_->copy(d, s, n, st);
   }
 

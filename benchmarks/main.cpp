@@ -1,0 +1,78 @@
+// alloy_bench: Google Benchmark's main, plus
+//   alloy_bench --callgrind <workload>/<stack> <n>   one untimed pass for `valgrind --tool=callgrind` (W1, W4)
+//   alloy_bench --list-callgrind                     the names accepted by --callgrind, one per line
+//   alloy_bench --w6-malloc-peak                     W6's malloc stats pass in this fresh process (used by W6)
+// Without --benchmark_repetitions the suite runs 5 repetitions and reports the aggregates only (median, mean, ...).
+#include "common.hpp"
+#include "stacks.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef ALLOY_BENCH_MIMALLOC
+#include <mimalloc.h>
+#endif
+
+namespace alloy_bench {
+int w6_malloc_peak_main();  // w6_list_steady.cpp
+}
+
+int main(int argc, char** argv) {
+  using namespace alloy_bench;
+  if (argc >= 2 && std::strcmp(argv[1], "--w6-malloc-peak") == 0) return w6_malloc_peak_main();
+  if (argc >= 2 && std::strcmp(argv[1], "--list-callgrind") == 0) {
+    for (const auto& [name, e] : callgrind_registry()) std::printf("%s\t%g\n", name.c_str(), e.ops_per_n);
+    return 0;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "--callgrind") == 0) {
+    if (argc < 4) {
+      std::fprintf(stderr, "usage: %s --callgrind <workload>/<stack> <n>\n", argv[0]);
+      return 2;
+    }
+    const auto it = callgrind_registry().find(argv[2]);
+    if (it == callgrind_registry().end()) {
+      std::fprintf(stderr, "unknown callgrind pass '%s' (see --list-callgrind)\n", argv[2]);
+      return 2;
+    }
+    it->second.pass(std::strtoull(argv[3], nullptr, 10));
+    return 0;
+  }
+#ifdef ALLOY_BENCH_MIMALLOC
+  {  // the malloc rows must really run on mimalloc (the link overrides malloc): check it once
+    void* p = std::malloc(64);
+    if (!mi_is_in_heap_region(p)) {
+      std::fprintf(stderr, "alloy_bench_mimalloc: malloc is not mimalloc's; refusing to report it as mimalloc\n");
+      return 1;
+    }
+    std::free(p);
+  }
+#endif
+
+  std::vector<char*> args(argv, argv + argc);
+  bool has_reps = false, has_aggr = false;
+  for (char* a : args) {
+    has_reps |= std::strncmp(a, "--benchmark_repetitions", 23) == 0;
+    has_aggr |= std::strncmp(a, "--benchmark_report_aggregates_only", 34) == 0;
+  }
+  std::string reps = "--benchmark_repetitions=5", aggr = "--benchmark_report_aggregates_only=true";
+  if (!has_reps) args.push_back(reps.data());
+  if (!has_aggr) args.push_back(aggr.data());
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+
+  benchmark::AddCustomContext("alloy.foonathan_memory", ALLOY_BENCH_HAVE_FOONATHAN ? "yes" : "absent");
+  benchmark::AddCustomContext("alloy.bitmapped_block", ALLOY_BENCH_HAVE_BITMAPPED ? "yes" : "absent");
+  benchmark::AddCustomContext("alloy.region", ALLOY_BENCH_HAVE_REGION ? "yes" : "absent");
+  benchmark::AddCustomContext("alloy.allocator_list", ALLOY_BENCH_HAVE_ALLOCATOR_LIST ? "yes" : "absent");
+  benchmark::AddCustomContext("alloy.compiler", __VERSION__);
+  benchmark::AddCustomContext("alloy.malloc", ALLOY_BENCH_MALLOC_NAME);
+
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

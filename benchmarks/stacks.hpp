@@ -1,0 +1,370 @@
+#pragma once
+/// \file benchmarks/stacks.hpp
+/// The stacks under test, one descriptor per stack, and the Mp11 list of stacks each workload runs.
+///
+/// A descriptor is a struct with a `name`, `static constexpr bool anchor` (true for competitors and floors) and
+/// `static auto make(std::size_t arena)`, which returns the allocator (a prvalue: guaranteed elision, so immovable
+/// std::pmr resources work). The allocator speaks alloy's two primitives, `Block allocate(std::size_t)` and
+/// `bool deallocate(Block)` (plus `deallocate_all()` for W4); the anchors get thin inline adapters below.
+///
+/// To add a stack: write its descriptor and append it to the list of each workload it applies to, e.g.
+/// ```
+/// struct MyFreeList { static constexpr const char* name = "FreeList<Mallocator,64>"; static constexpr bool anchor = false;
+///                     static auto make(std::size_t) { return alloy::FreeList<alloy::Mallocator, 64>{}; } };
+/// using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord>, AlloyW12,
+///                            mp_list<MyFreeList>>;
+/// ```
+/// alloy's own blocks are picked up with __has_include, so the suite builds whichever blocks exist.
+#include "common.hpp"
+
+#include <alloy/block.hpp>
+#include <alloy/common.hpp>
+#include <alloy/mallocator.hpp>
+
+#include <bit>
+#include <cstdlib>
+#include <memory_resource>
+#include <new>
+#include <span>
+#include <vector>
+
+#include <malloc.h>
+
+#if ALLOY_BENCH_HAVE_FOONATHAN
+#include <foonathan/memory/memory_arena.hpp>
+#include <foonathan/memory/memory_pool.hpp>
+#include <foonathan/memory/memory_stack.hpp>
+#endif
+
+#ifndef ALLOY_BENCH_MALLOC_NAME
+#define ALLOY_BENCH_MALLOC_NAME "glibc malloc"  // the mimalloc binary links the same code against libmimalloc
+#endif
+
+#ifdef ALLOY_BENCH_MALLOC_ONLY
+#define ALLOY_BENCH_NO_BITMAPPED 1
+#define ALLOY_BENCH_NO_REGION 1
+#define ALLOY_BENCH_NO_ALLOCATOR_LIST 1
+#endif
+
+#if __has_include(<alloy/bitmapped_block.hpp>) && !defined(ALLOY_BENCH_NO_BITMAPPED)
+#include <alloy/bitmapped_block.hpp>
+#define ALLOY_BENCH_HAVE_BITMAPPED 1
+#else
+#define ALLOY_BENCH_HAVE_BITMAPPED 0
+#endif
+#if __has_include(<alloy/region.hpp>) && !defined(ALLOY_BENCH_NO_REGION)
+#include <alloy/region.hpp>
+#define ALLOY_BENCH_HAVE_REGION 1
+#else
+#define ALLOY_BENCH_HAVE_REGION 0
+#endif
+#if __has_include(<alloy/allocator_list.hpp>) && ALLOY_BENCH_HAVE_BITMAPPED && !defined(ALLOY_BENCH_NO_ALLOCATOR_LIST)
+#include <alloy/allocator_list.hpp>
+#define ALLOY_BENCH_HAVE_ALLOCATOR_LIST 1
+#else
+#define ALLOY_BENCH_HAVE_ALLOCATOR_LIST 0
+#endif
+
+namespace alloy_bench {
+
+using boost::mp11::mp_append;
+using boost::mp11::mp_list;
+
+// =====================================================================================================================
+// Adapters: the anchors behind alloy's allocate/deallocate
+
+/// malloc/free (glibc, or mimalloc in alloy_bench_mimalloc).
+struct MallocAdapter {
+  static constexpr std::size_t alignment = alignof(std::max_align_t);
+  Block allocate(std::size_t n) noexcept {
+    void* p = std::malloc(n);
+    return p ? Block{p, n} : Block{};
+  }
+  bool deallocate(Block b) noexcept {
+    std::free(b.ptr);
+    return true;
+  }
+};
+
+/// malloc/free for W4: malloc has no deallocate_all, so the adapter records every pointer (in a vector reserved
+/// before timing) and deallocate_all frees them one by one. That is what a malloc user has to do.
+struct MallocTracked : MallocAdapter {
+  std::vector<void*> live;
+  MallocTracked() { live.reserve(1u << 21); }
+  Block allocate(std::size_t n) noexcept {
+    Block b = MallocAdapter::allocate(n);
+    if (b) live.push_back(b.ptr);
+    return b;
+  }
+  bool deallocate_all() noexcept {
+    for (void* p : live) std::free(p);
+    live.clear();
+    return true;
+  }
+  ~MallocTracked() { deallocate_all(); }
+};
+
+/// A std::pmr::memory_resource held by value; 16-byte alignment (malloc's).
+template <class R>
+struct PmrAdapter {
+  static constexpr std::size_t alignment = alignof(std::max_align_t);
+  R r;
+  template <class... Args>
+  explicit PmrAdapter(Args&&... args) : r(std::forward<Args>(args)...) {}
+  Block allocate(std::size_t n) noexcept {
+    try {
+      return {r.allocate(n, alignment), n};
+    } catch (const std::bad_alloc&) {
+      return {};
+    }
+  }
+  bool deallocate(Block b) noexcept {
+    r.deallocate(b.ptr, b.size, alignment);
+    return true;
+  }
+  bool deallocate_all() noexcept
+    requires requires(R& x) { x.release(); }
+  {
+    r.release();
+    return true;
+  }
+};
+
+/// W4's 256 MiB arena, shared by every stack that works over a caller's span (Region<>, pmr monotonic, foonathan
+/// memory_stack, the bump-pointer floor): allocated and touched once per process, before any timing, so that no
+/// stack pays the first-touch page faults the others skip.
+inline std::span<std::byte> w4_arena(std::size_t size) {
+  static std::size_t cap = 0;
+  static std::byte* mem = nullptr;
+  if (cap < size) {
+    std::free(mem);
+    mem = static_cast<std::byte*>(std::aligned_alloc(4096, size));
+    if (!mem) std::abort();
+    std::memset(mem, 0, size);
+    cap = size;
+  }
+  return {mem, size};
+}
+
+/// Floor for W1: one cached 64-bit bitmap word over 64 blocks of 64 bytes; the first free bit by std::countr_one.
+struct FloorOneWord {
+  static constexpr std::size_t alignment = 64;
+  alignas(64) unsigned char mem[64 * 64];
+  std::uint64_t word = 0;
+  Block allocate(std::size_t n) noexcept {
+    const int i = std::countr_one(word);
+    if (i == 64 || n > 64) return {};
+    word |= std::uint64_t{1} << i;
+    return {mem + i * 64, n};
+  }
+  bool deallocate(Block b) noexcept {
+    const auto i = static_cast<unsigned>((static_cast<unsigned char*>(b.ptr) - mem) >> 6);
+    word &= ~(std::uint64_t{1} << i);
+    return true;
+  }
+};
+
+/// Floor for W4: a bump pointer over the span, 16-byte granules.
+struct FloorBump {
+  static constexpr std::size_t alignment = 16;
+  std::byte* begin;
+  std::byte* cur;
+  std::byte* end;
+  explicit FloorBump(std::span<std::byte> s) : begin(s.data()), cur(s.data()), end(s.data() + s.size()) {}
+  Block allocate(std::size_t n) noexcept {
+    const std::size_t r = (n + 15) & ~std::size_t{15};
+    if (r > static_cast<std::size_t>(end - cur)) return {};
+    std::byte* p = cur;
+    cur += r;
+    return {p, n};
+  }
+  bool deallocate_all() noexcept {
+    cur = begin;
+    return true;
+  }
+};
+
+#if ALLOY_BENCH_HAVE_FOONATHAN
+namespace fm = foonathan::memory;
+
+/// foonathan::memory::memory_pool<node_pool> of 64-byte nodes, sized to hold `arena / 64` nodes in one block.
+struct FoonathanPoolAdapter {
+  static constexpr std::size_t alignment = 16;
+  fm::memory_pool<fm::node_pool> pool;
+  explicit FoonathanPoolAdapter(std::size_t arena) : pool(64, fm::memory_pool<fm::node_pool>::min_block_size(64, arena / 64)) {}
+  Block allocate(std::size_t n) noexcept {
+    if (n > 64) return {};
+    try {
+      return {pool.allocate_node(), n};
+    } catch (...) {
+      return {};
+    }
+  }
+  bool deallocate(Block b) noexcept {
+    pool.deallocate_node(b.ptr);
+    return true;
+  }
+};
+
+/// A foonathan BlockAllocator that hands out one caller span (the W4 arena) as its only block.
+class SpanBlockAllocator {
+ public:
+  SpanBlockAllocator(std::size_t /*block_size*/, std::span<std::byte> s) noexcept : s_(s) {}
+  fm::memory_block allocate_block() {
+    if (given_) throw std::bad_alloc();
+    given_ = true;
+    return {s_.data(), s_.size()};
+  }
+  void deallocate_block(fm::memory_block) noexcept { given_ = false; }
+  std::size_t next_block_size() const noexcept { return s_.size(); }
+
+ private:
+  std::span<std::byte> s_;
+  bool given_ = false;
+};
+
+/// foonathan::memory::memory_stack over the W4 arena; deallocate_all unwinds to the marker taken at construction.
+struct FoonathanStackAdapter {
+  static constexpr std::size_t alignment = 16;
+  fm::memory_stack<SpanBlockAllocator> stack;
+  fm::memory_stack<SpanBlockAllocator>::marker start;
+  explicit FoonathanStackAdapter(std::span<std::byte> s) : stack(s.size(), s), start(stack.top()) {}
+  Block allocate(std::size_t n) noexcept {
+    void* p = stack.try_allocate(n, 16);
+    return p ? Block{p, n} : Block{};
+  }
+  bool deallocate_all() noexcept {
+    stack.unwind(start);
+    return true;
+  }
+};
+#endif
+
+// =====================================================================================================================
+// Descriptors: anchors
+
+struct GlibcMalloc {
+  static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return MallocAdapter{}; }
+};
+struct GlibcMallocTracked {  // W4
+  static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return MallocTracked{}; }
+};
+struct PmrUnsyncPool {
+  static constexpr const char* name = "std::pmr::unsynchronized_pool_resource";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return PmrAdapter<std::pmr::unsynchronized_pool_resource>{}; }
+};
+struct PmrSyncPool {
+  static constexpr const char* name = "std::pmr::synchronized_pool_resource";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return PmrAdapter<std::pmr::synchronized_pool_resource>{}; }
+};
+struct PmrMonotonic {
+  static constexpr const char* name = "std::pmr::monotonic_buffer_resource";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t arena) {
+    auto s = w4_arena(arena);
+    return PmrAdapter<std::pmr::monotonic_buffer_resource>(s.data(), s.size(), std::pmr::null_memory_resource());
+  }
+};
+struct FloorWord {
+  static constexpr const char* name = "floor: one bitmap word";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return FloorOneWord{}; }
+};
+struct FloorBumpPointer {
+  static constexpr const char* name = "floor: bump pointer";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t arena) { return FloorBump(w4_arena(arena)); }
+};
+#if ALLOY_BENCH_HAVE_FOONATHAN
+struct FoonathanPool {
+  static constexpr const char* name = "foonathan memory_pool";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t arena) { return FoonathanPoolAdapter(arena); }
+};
+struct FoonathanStack {
+  static constexpr const char* name = "foonathan memory_stack";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t arena) { return FoonathanStackAdapter(w4_arena(arena)); }
+};
+using FoonathanW12 = mp_list<FoonathanPool>;
+using FoonathanW4 = mp_list<FoonathanStack>;
+#else
+using FoonathanW12 = mp_list<>;
+using FoonathanW4 = mp_list<>;
+#endif
+
+// =====================================================================================================================
+// Descriptors: alloy's stacks
+
+#if ALLOY_BENCH_HAVE_BITMAPPED
+struct BitmappedSingle {
+  static constexpr const char* name = "BitmappedBlock<64,64,Mallocator,Multiblock::no>";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t arena) {
+    return alloy::BitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>(arena);
+  }
+};
+struct BitmappedMulti {
+  static constexpr const char* name = "BitmappedBlock<64,64,Mallocator>";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t arena) { return alloy::BitmappedBlock<64, 64, alloy::Mallocator>(arena); }
+};
+struct SharedBitmappedSingle {
+  static constexpr const char* name = "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t arena) {
+    return alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>(arena);
+  }
+};
+struct SharedBitmappedMulti {
+  static constexpr const char* name = "SharedBitmappedBlock<64,64,Mallocator>";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t arena) { return alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator>(arena); }
+};
+using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti>;
+using AlloyW3 = mp_list<BitmappedMulti>;
+using AlloyW5 = mp_list<SharedBitmappedSingle, SharedBitmappedMulti>;
+#else
+using AlloyW12 = mp_list<>;
+using AlloyW3 = mp_list<>;
+using AlloyW5 = mp_list<>;
+#endif
+
+#if ALLOY_BENCH_HAVE_REGION
+struct RegionOverSpan {
+  static constexpr const char* name = "Region<> over a span";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t arena) { return alloy::Region<>(w4_arena(arena)); }
+};
+using AlloyW4 = mp_list<RegionOverSpan>;
+#else
+using AlloyW4 = mp_list<>;
+#endif
+
+// =====================================================================================================================
+// The lists: what each workload runs (anchors first, then alloy's stacks)
+
+#ifdef ALLOY_BENCH_MALLOC_ONLY  // alloy_bench_mimalloc: the malloc rows only
+using W1Stacks = mp_list<GlibcMalloc>;
+using W2Stacks = mp_list<GlibcMalloc>;
+using W3Stacks = mp_list<GlibcMalloc>;
+using W3ArenaStacks = mp_list<>;
+using W4Stacks = mp_list<GlibcMallocTracked>;
+using W5Stacks = mp_list<GlibcMalloc>;
+#else
+using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord>, AlloyW12>;
+using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
+using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, AlloyW3>;
+/// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).
+using W3ArenaStacks = AlloyW3;
+using W4Stacks = mp_append<mp_list<GlibcMallocTracked, PmrMonotonic>, FoonathanW4, mp_list<FloorBumpPointer>, AlloyW4>;
+using W5Stacks = mp_append<mp_list<GlibcMalloc, PmrSyncPool>, AlloyW5>;
+#endif
+
+}  // namespace alloy_bench

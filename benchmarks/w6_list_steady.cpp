@@ -1,0 +1,184 @@
+// W6, W3 through a growing list (issue 4; protocol in docs/performance.md): W3's random steady state (2048 slots,
+// 10^7 steps of allocate 1 + next() % 512 bytes / deallocate) through an AllocatorList of 1 MiB BitmappedBlock<64>s
+// created on demand, against glibc malloc. Reports ns/op (timed pass) and, from a second untimed pass of the same
+// sequence, the peak bytes held from the parent and the peak bytes live (requested by the workload).
+#include "w3_loop.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <unistd.h>
+
+#ifdef ALLOY_BENCH_MIMALLOC
+#include <mimalloc.h>
+#endif
+
+namespace alloy_bench {
+namespace {
+
+/// malloc: the bytes the heap holds from the system (glibc: sbrk arena + mmapped chunks, from mallinfo2; mimalloc:
+/// committed bytes, from mi_process_info), sampled every 1024 steps. A heap keeps what earlier benchmarks freed, so
+/// the stats pass runs in a fresh process (`alloy_bench --w6-malloc-peak`, the binary found through /proc/self/exe) whose
+/// heap starts empty; the growth over the pass is the peak held.
+struct MallocW6 {
+  static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr bool anchor = true;
+  static auto make(std::size_t) { return MallocAdapter{}; }
+  static std::size_t system_bytes() {
+#if defined(ALLOY_BENCH_MIMALLOC)
+    std::size_t elapsed, user, sys, rss, peak_rss, commit = 0, peak_commit, faults;
+    mi_process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+    return commit;
+#elif defined(__GLIBC__)
+    const auto mi = mallinfo2();
+    return mi.arena + mi.hblkhd;
+#else
+    return 0;
+#endif
+  }
+  static void begin_stats() { base = system_bytes(); peak = 0; }
+  static void sample(MallocAdapter&) {
+    const std::size_t now = system_bytes();
+    peak = std::max(peak, now > base ? now - base : 0);
+  }
+  static std::size_t peak_held() { return peak; }
+  static inline std::size_t base = 0, peak = 0;
+  static constexpr std::size_t sample_every = 1024;
+  static constexpr bool fresh_process = true;
+};
+
+#if ALLOY_BENCH_HAVE_ALLOCATOR_LIST
+/// Mallocator that counts the bytes it holds (stateless: the counters are static).
+struct CountingMallocator {
+  static constexpr std::size_t alignment = alloy::platform_alignment;
+  static const CountingMallocator instance;
+  static inline std::size_t held = 0, peak = 0;
+  alloy::Block allocate(std::size_t n) noexcept {
+    alloy::Block b = alloy::Mallocator::instance.allocate(n);
+    if (b) {
+      held += b.size;
+      peak = std::max(peak, held);
+    }
+    return b;
+  }
+  bool deallocate(alloy::Block b) noexcept {
+    held -= b.size;
+    return alloy::Mallocator::instance.deallocate(b);
+  }
+};
+inline const CountingMallocator CountingMallocator::instance{};
+
+struct W6Factory {
+  auto operator()(std::size_t n) const noexcept {
+    return alloy::BitmappedBlock<64, alloy::platform_alignment, CountingMallocator>(std::max(n, std::size_t{1} << 20));
+  }
+};
+
+struct ListOfBitmapped {
+  static constexpr const char* name = "AllocatorList<1 MiB BitmappedBlock<64>>";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t) { return alloy::AllocatorList<W6Factory, alloy::Mallocator>{}; }
+  template <class A>
+  static void sample(A&) {}
+  static void begin_stats() { CountingMallocator::peak = CountingMallocator::held; }
+  static std::size_t peak_held() { return CountingMallocator::peak; }  // exact: counted at every parent call
+  static constexpr std::size_t sample_every = 1u << 30;
+};
+using W6Stacks = mp_list<MallocW6, ListOfBitmapped>;
+#else
+using W6Stacks = mp_list<MallocW6>;
+#endif
+
+/// The W3 sequence again, untimed, measuring the peak bytes held from the parent and the peak bytes live.
+template <class S, class A>
+std::pair<std::size_t, std::size_t> w6_stats(A& a, std::vector<Block>& slots) {
+  Xorshift64s rng;
+  std::size_t live = 0, peak_live = 0;
+  S::begin_stats();
+  for (std::size_t i = 0; i < w3_steps; ++i) {
+    Block& slot = slots[rng.next() % w3_slots];
+    if (!slot) {
+      Block b = a.allocate(1 + rng.next() % 512);
+      if (!b) continue;
+      static_cast<volatile unsigned char*>(b.ptr)[0] = 1;
+      slot = b;
+      live += b.size;
+      peak_live = std::max(peak_live, live);
+    } else {
+      live -= slot.size;
+      a.deallocate(slot);
+      slot = {};
+    }
+    if (i % S::sample_every == 0) S::sample(a);
+  }
+  S::sample(a);
+  return {S::peak_held(), peak_live};
+}
+
+/// Runs `alloy_bench --w6-malloc-peak` and reads "<peak held> <peak live>" from it.
+std::pair<std::size_t, std::size_t> w6_peaks_in_fresh_process() {
+  std::pair<std::size_t, std::size_t> r{0, 0};
+  char exe[4096] = {};
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);  // not in the shell: /proc/self is sh there
+  if (len <= 0) return r;
+  const std::string cmd = "'" + std::string(exe, static_cast<std::size_t>(len)) + "' --w6-malloc-peak";
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    unsigned long long held = 0, live = 0;
+    if (std::fscanf(f, "%llu %llu", &held, &live) == 2) r = {held, live};
+    pclose(f);
+  }
+  return r;
+}
+
+template <class S>
+void w6_bench(benchmark::State& state) {
+  for (auto _ : state) {
+    std::vector<Block> slots(w3_slots);
+    double ns = 0;
+    W3Result r;
+    {
+      auto a = S::make(0);
+      escape(a);
+      Stopwatch sw;
+      sw.start();
+      r = w3_loop(a, slots, w3_steps);
+      ns = sw.elapsed_ns();
+      w3_release(a, slots);
+    }
+    std::pair<std::size_t, std::size_t> peaks{0, 0};
+    if constexpr (requires { S::fresh_process; }) {
+      peaks = w6_peaks_in_fresh_process();
+    } else {
+      auto a = S::make(0);
+      peaks = w6_stats<S>(a, slots);
+      w3_release(a, slots);
+    }
+    report(state, ns, static_cast<double>(w3_steps));
+    state.counters["failures"] = benchmark::Counter(static_cast<double>(r.failures));
+    state.counters["peak_held_bytes"] = benchmark::Counter(static_cast<double>(peaks.first));
+    state.counters["peak_live_bytes"] = benchmark::Counter(static_cast<double>(peaks.second));
+  }
+  state.SetLabel(kind_label<S>());
+}
+
+const int registered = [] {
+  for_each_stack<W6Stacks>([](auto t) {
+    using S = typename decltype(t)::type;
+    register_run(std::string("W6/") + S::name, &w6_bench<S>);
+  });
+  return 0;
+}();
+
+}  // namespace
+
+int w6_malloc_peak_main() {
+  std::vector<Block> slots(w3_slots);
+  MallocAdapter a;
+  const auto [held, live] = w6_stats<MallocW6>(a, slots);
+  w3_release(a, slots);
+  std::printf("%zu %zu\n", held, live);
+  return 0;
+}
+
+}  // namespace alloy_bench

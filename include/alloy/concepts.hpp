@@ -22,11 +22,16 @@ constexpr bool is_power_of_two(std::size_t x) noexcept { return x != 0 && (x & (
 namespace detail {
 template <std::size_t N>
 inline constexpr bool valid_alignment = is_power_of_two(N);
+// `A::alignment` is a static data member of integral type (checked before it is used as a template argument, where
+// a non-static member or a function would be a hard error instead of a failed constraint).
+template <class A>
+concept static_integral_alignment = requires { &A::alignment; } && !std::is_member_pointer_v<decltype(&A::alignment)> &&
+                                    std::is_integral_v<std::remove_cvref_t<decltype(A::alignment)>>;
 }  // namespace detail
 
 /// An allocator: a compile-time power-of-two `alignment` and a noexcept `allocate(n) -> Block`.
 template <class A>
-concept allocator = requires(A& a, std::size_t n) {
+concept allocator = detail::static_integral_alignment<A> && requires(A& a, std::size_t n) {
   typename std::integral_constant<std::size_t, A::alignment>;
   { a.allocate(n) } noexcept -> std::same_as<Block>;
 } && detail::valid_alignment<A::alignment>;

@@ -1,0 +1,586 @@
+#pragma once
+/// \file alloy/allocator_list.hpp
+/// AllocatorList and SharedAllocatorList: a list of allocators created on demand by a factory (D's
+/// building_blocks/allocator_list.d).
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <alloy/common.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/null_allocator.hpp>
+
+namespace alloy {
+
+namespace detail {
+template <class Factory>
+using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const Factory&, std::size_t>>;
+}  // namespace detail
+
+/// AllocatorList<Factory, BookkeepingAllocator = Mallocator>
+///
+/// Semantics: a growing list of allocators made on demand by `Factory` (a class type whose
+/// `operator()(std::size_t n) const` returns, by value, an allocator able to serve n bytes; a stateless factory is
+/// default-constructed, a stateful one is passed to the constructor and stored). The allocators are kept in
+/// most-recently-used order: `allocate` tries them in that order and, when none can serve the request, makes a new one
+/// with `factory(n)`; a block is given back to its owner, found through `owns`. When a deallocation leaves an
+/// allocator empty, at most one empty allocator is kept (the others are destroyed, so their memory goes back to their
+/// parent), which avoids thrashing at a boundary. The bookkeeping (one node per allocator, in an array whose freed
+/// slots are reused) comes from `BookkeepingAllocator`; with `NullAllocator` it lives inside the managed allocators
+/// themselves (D's "ouroboros" mode), which needs host-accessible allocators.
+/// Capabilities: allocate, deallocate_all (destroys every allocator), empty (no live block), `allocator_count()`;
+/// owns iff the allocators have owns; deallocate iff they have owns and deallocate; aligned_allocate iff they have
+/// aligned_allocate (a new allocator is asked for n + a - 1 bytes); expand iff they have owns and expand (the owner
+/// expands); reallocate iff they have owns and deallocate and their memory is host-accessible or they have copy (the
+/// owner's reallocate or expand first, else a new block from the list, copy, free); copy iff they have copy.
+/// Alignment: the allocators'. Memory space: the allocators' (bookkeeping always stays on the host).
+/// Requirements: the allocators are nothrow-move-constructible (the node array moves them when it grows).
+/// Thread safety: none (see SharedAllocatorList).
+/// Failure: an empty Block for n == 0, when the factory's new allocator cannot serve the request (that allocator is
+/// destroyed at once), and when the bookkeeping allocator refuses memory for a node.
+/// Example:
+/// ```cpp
+/// #include <alloy/region.hpp>
+/// #include <algorithm>
+/// struct Regions {  // 1 MiB regions from malloc, larger on demand
+///   alloy::Region<alloy::Mallocator> operator()(std::size_t n) const {
+///     return alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 1 << 20));
+///   }
+/// };
+/// alloy::AllocatorList<Regions> list;
+/// alloy::Block a = list.allocate(101);
+/// CHECK(list.allocator_count() == 1);
+/// alloy::Block b = list.allocate(2 << 20);  // does not fit: a second region
+/// CHECK(list.allocator_count() == 2);
+/// CHECK(list.owns(a) == alloy::Ternary::yes);
+/// CHECK(list.deallocate(b));
+/// CHECK(list.deallocate(a));
+/// CHECK(list.empty() == alloy::Ternary::yes);
+/// CHECK(list.allocator_count() == 1);  // one empty allocator is kept
+/// ```
+template <class Factory, allocator BookkeepingAllocator = Mallocator>
+class AllocatorList {
+  static_assert(std::is_class_v<Factory> && std::is_invocable_v<const Factory&, std::size_t>,
+                "AllocatorList: Factory must be a class type with `operator()(std::size_t n) const` returning an "
+                "allocator (a captureless lambda's type works)");
+
+ public:
+  using allocator_type = detail::allocator_list_product_t<Factory>;
+  using factory_type = Factory;
+  static_assert(allocator<allocator_type>,
+                "AllocatorList: Factory's operator()(std::size_t) must return an alloy allocator by value");
+  static_assert(std::is_nothrow_move_constructible_v<allocator_type>,
+                "AllocatorList: the allocators must be nothrow-move-constructible (the node array moves them); "
+                "make the factory return a movable allocator (e.g. Region, not InSituRegion)");
+  /// Nodes live inside the managed allocators (BookkeepingAllocator = NullAllocator).
+  static constexpr bool in_band = std::is_same_v<BookkeepingAllocator, NullAllocator>;
+  static_assert(!in_band || host_accessible<allocator_type>,
+                "AllocatorList<Factory, NullAllocator> keeps its bookkeeping inside the allocators it manages, but "
+                "their memory is not host-accessible (device memory): use a host bookkeeping allocator, e.g. "
+                "AllocatorList<Factory, alloy::Mallocator>");
+  static_assert(host_accessible<BookkeepingAllocator>,
+                "AllocatorList: the bookkeeping allocator must give host-accessible memory; use alloy::Mallocator");
+
+  static constexpr std::size_t alignment = allocator_type::alignment;
+  static constexpr MemorySpace memory_space = memory_space_of<allocator_type>();
+
+ private:
+  using A = allocator_type;
+  static constexpr std::size_t npos = SIZE_MAX;
+  struct Node {
+    alignas(A) std::byte raw[sizeof(A)];
+    std::size_t live;  // blocks allocated from this allocator (the node array included, in-band)
+    std::size_t next;  // most-recently-used order when used, the free-slot chain when not
+    bool used;
+    A& a() noexcept { return *std::launder(reinterpret_cast<A*>(raw)); }
+  };
+  static_assert(in_band ? A::alignment >= alignof(Node) : BookkeepingAllocator::alignment >= alignof(Node),
+                "AllocatorList: the allocator that holds the nodes must align them to alignof(std::max_align_t); use "
+                "alloy::Mallocator as the bookkeeping allocator");
+
+ public:
+  AllocatorList() noexcept
+    requires std::default_initializable<Factory> && std::default_initializable<BookkeepingAllocator>
+  = default;
+  explicit AllocatorList(Factory factory) noexcept
+    requires std::default_initializable<BookkeepingAllocator>
+      : factory_(std::move(factory)) {}
+  AllocatorList(Factory factory, BookkeepingAllocator bookkeeping) noexcept
+    requires(!in_band)
+      : factory_(std::move(factory)), bk_(std::move(bookkeeping)) {}
+
+  AllocatorList(const AllocatorList&) = delete;
+  AllocatorList& operator=(const AllocatorList&) = delete;
+  AllocatorList(AllocatorList&& o) noexcept
+      : factory_(std::move(o.factory_)),
+        bk_(std::move(o.bk_)),
+        nodes_(std::exchange(o.nodes_, nullptr)),
+        capacity_(std::exchange(o.capacity_, 0)),
+        root_(std::exchange(o.root_, npos)),
+        free_(std::exchange(o.free_, npos)),
+        count_(std::exchange(o.count_, 0)),
+        live_(std::exchange(o.live_, 0)),
+        home_(std::exchange(o.home_, npos)) {}
+  AllocatorList& operator=(AllocatorList&& o) noexcept {
+    if (this != &o) {
+      clear();
+      factory_ = std::move(o.factory_);
+      bk_ = std::move(o.bk_);
+      nodes_ = std::exchange(o.nodes_, nullptr);
+      capacity_ = std::exchange(o.capacity_, 0);
+      root_ = std::exchange(o.root_, npos);
+      free_ = std::exchange(o.free_, npos);
+      count_ = std::exchange(o.count_, 0);
+      live_ = std::exchange(o.live_, 0);
+      home_ = std::exchange(o.home_, npos);
+    }
+    return *this;
+  }
+  ~AllocatorList() { clear(); }
+
+  Block allocate(std::size_t n) noexcept {
+    if (n == 0) return {};
+    for (std::size_t p = root_, prev = npos; p != npos; prev = p, p = nodes_[p].next) {
+      if (Block b = nodes_[p].a().allocate(n)) {
+        took(p, prev);
+        return b;
+      }
+    }
+    const std::size_t p = add_allocator(n);
+    if (p == npos) return {};
+    return from_new(p, nodes_[p].a().allocate(n));
+  }
+
+  Block aligned_allocate(std::size_t n, std::size_t al) noexcept requires has_aligned_allocate<A> {
+    if (n == 0 || !is_power_of_two(al)) return {};
+    for (std::size_t p = root_, prev = npos; p != npos; prev = p, p = nodes_[p].next) {
+      if (Block b = nodes_[p].a().aligned_allocate(n, al)) {
+        took(p, prev);
+        return b;
+      }
+    }
+    std::size_t want = 0;
+    if (!add_checked(n, al - 1, want)) return {};
+    const std::size_t p = add_allocator(want);
+    if (p == npos) return {};
+    return from_new(p, nodes_[p].a().aligned_allocate(n, al));
+  }
+
+  /// Gives `b` back to its owner (moved to the front of the list). If that leaves the owner empty, every other
+  /// empty allocator is destroyed.
+  bool deallocate(Block b) noexcept requires has_owns<A> && has_deallocate<A> {
+    if (!b) return true;
+    std::size_t prev = npos;
+    const std::size_t p = find_owner(b, prev);
+    ALLOY_ASSERT(p != npos, "AllocatorList::deallocate: the block did not come from this list");
+    if (p == npos) return false;
+    const bool r = nodes_[p].a().deallocate(b);
+    to_front(p, prev);
+    if (r) {
+      --live_;
+      if (--nodes_[p].live == 0) release_empty_except(p);
+    }
+    return r;
+  }
+
+  /// Whether one of the allocators owns `b` (that allocator moves to the front): yes if one says yes, no if all say
+  /// no, else unknown.
+  Ternary owns(Block b) noexcept requires has_owns<A> {
+    if (!b) return Ternary::no;
+    Ternary result = Ternary::no;
+    for (std::size_t p = root_, prev = npos; p != npos; prev = p, p = nodes_[p].next) {
+      const Ternary t = nodes_[p].a().owns(b);
+      if (t == Ternary::yes) {
+        to_front(p, prev);
+        return t;
+      }
+      if (t == Ternary::unknown) result = t;
+    }
+    return result;
+  }
+
+  /// The owner's expand.
+  bool expand(Block& b, std::size_t delta) noexcept requires has_owns<A> && has_expand<A> {
+    if (delta == 0) return true;
+    if (!b) return false;
+    std::size_t prev = npos;
+    const std::size_t p = find_owner(b, prev);
+    ALLOY_ASSERT(p != npos, "AllocatorList::expand: the block did not come from this list");
+    return p != npos && nodes_[p].a().expand(b, delta);
+  }
+
+  /// The owner's reallocate (or expand, when growing) first; else a new block from the list, a copy (through the
+  /// allocators' copy when they have one), and the old block given back. n == 0 frees; an empty `b` allocates.
+  /// On failure `b` is unchanged.
+  bool reallocate(Block& b, std::size_t n) noexcept
+    requires has_owns<A> && has_deallocate<A> && (host_accessible<A> || has_copy<A>)
+  {
+    if (b.size == n && (b || n == 0)) return true;
+    if (!b) {
+      const Block nb = allocate(n);
+      if (!nb) return false;
+      b = nb;
+      return true;
+    }
+    if (n == 0) {
+      if (!deallocate(b)) return false;
+      b = {};
+      return true;
+    }
+    std::size_t prev = npos;
+    const std::size_t p = find_owner(b, prev);
+    ALLOY_ASSERT(p != npos, "AllocatorList::reallocate: the block did not come from this list");
+    if (p == npos) return false;
+    if constexpr (has_reallocate<A>) {
+      if (nodes_[p].a().reallocate(b, n)) return true;
+    } else if constexpr (has_expand<A>) {
+      if (n > b.size && nodes_[p].a().expand(b, n - b.size)) return true;
+    }
+    const Block nb = allocate(n);  // may add nodes: only indices stay valid
+    if (!nb) return false;
+    if (!alloy::copy(nodes_[p].a(), nb.ptr, b.ptr, n < b.size ? n : b.size)) {
+      deallocate(nb);
+      return false;
+    }
+    deallocate(b);  // a stack-like owner (Region) may keep it until deallocate_all
+    b = nb;
+    return true;
+  }
+
+  /// Destroys every allocator (their memory goes back to their parents) and the bookkeeping.
+  bool deallocate_all() noexcept {
+    clear();
+    return true;
+  }
+
+  /// Whether no block is allocated (empty allocators may still be kept).
+  Ternary empty() const noexcept { return to_ternary(live_ == 0); }
+
+  /// Copies through the allocators' copy (they share one memory space). With no allocator alive, only n == 0 works.
+  bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept requires has_copy<A> {
+    if (root_ == npos) return n == 0;
+    return nodes_[root_].a().copy(dst, src, n, s);
+  }
+
+  /// Allocators alive (empty ones included).
+  std::size_t allocator_count() const noexcept { return count_; }
+  /// Node slots in the bookkeeping array (reused after an allocator is destroyed).
+  std::size_t node_capacity() const noexcept { return capacity_; }
+  /// Calls f(allocator&) for each allocator, most recently used first.
+  template <class F>
+  void for_each_allocator(F&& f) {
+    for (std::size_t p = root_; p != npos; p = nodes_[p].next) f(nodes_[p].a());
+  }
+
+  Factory& factory() noexcept { return factory_; }
+  BookkeepingAllocator& bookkeeping_allocator() noexcept { return bk_; }
+
+ private:
+  Block array_block() const noexcept { return {nodes_, capacity_ * sizeof(Node)}; }
+
+  void took(std::size_t p, std::size_t prev) noexcept {
+    ++nodes_[p].live;
+    ++live_;
+    to_front(p, prev);
+  }
+
+  // A block from the allocator just added at the front, or failure: then that allocator goes (unless it holds the
+  // in-band nodes).
+  Block from_new(std::size_t p, Block b) noexcept {
+    if (b) {
+      ++nodes_[p].live;
+      ++live_;
+      return b;
+    }
+    if (p != home_ && nodes_[p].live == 0) destroy_node(p, npos);
+    return {};
+  }
+
+  void to_front(std::size_t p, std::size_t prev) noexcept {
+    if (prev == npos) return;
+    nodes_[prev].next = nodes_[p].next;
+    nodes_[p].next = root_;
+    root_ = p;
+  }
+
+  std::size_t find_owner(Block b, std::size_t& prev) noexcept {
+    prev = npos;
+    for (std::size_t p = root_; p != npos; prev = p, p = nodes_[p].next)
+      if (alloy::owns(nodes_[p].a(), b) == Ternary::yes) return p;
+    return npos;
+  }
+
+  // Destroys node p (prev: its predecessor in the list, or npos when p is the root).
+  void destroy_node(std::size_t p, std::size_t prev) noexcept {
+    if (prev == npos && root_ != p) {
+      for (std::size_t q = root_; q != npos; q = nodes_[q].next)
+        if (nodes_[q].next == p) prev = q;
+    }
+    (prev == npos ? root_ : nodes_[prev].next) = nodes_[p].next;
+    nodes_[p].a().~A();
+    nodes_[p].used = false;
+    nodes_[p].next = free_;
+    free_ = p;
+    --count_;
+  }
+
+  // Keeps `keep` (just emptied) and destroys any other empty allocator.
+  void release_empty_except(std::size_t keep) noexcept {
+    for (std::size_t p = root_, prev = npos; p != npos;) {
+      const std::size_t next = nodes_[p].next;
+      if (p != keep && p != home_ && nodes_[p].live == 0) {
+        destroy_node(p, prev);
+      } else {
+        prev = p;
+      }
+      p = next;
+    }
+  }
+
+  // Moves the nodes into `fresh` (room for `cap` nodes) and threads the new slots onto the free chain.
+  void move_nodes_to(Node* fresh, std::size_t cap) noexcept {
+    for (std::size_t i = 0; i < capacity_; ++i) {
+      Node& o = nodes_[i];
+      Node* n = ::new (static_cast<void*>(fresh + i)) Node;
+      n->live = o.live;
+      n->next = o.next;
+      n->used = o.used;
+      if (o.used) {
+        ::new (static_cast<void*>(n->raw)) A(std::move(o.a()));
+        o.a().~A();
+      }
+    }
+    for (std::size_t i = cap; i-- > capacity_;) {
+      Node* n = ::new (static_cast<void*>(fresh + i)) Node;
+      n->live = 0;
+      n->used = false;
+      n->next = free_;
+      free_ = i;
+    }
+  }
+
+  // Creates an allocator for a request of n bytes at the front of the list; its index, or npos.
+  std::size_t add_allocator(std::size_t n) noexcept {
+    if (free_ == npos) {
+      if constexpr (in_band) {
+        if (!grow_in_band(n)) return npos;
+        if (just_added_ != npos) return std::exchange(just_added_, npos);
+      } else {
+        if (!grow_out_of_band()) return npos;
+      }
+    }
+    return construct_at_free_slot(n);
+  }
+
+  std::size_t construct_at_free_slot(std::size_t n) noexcept {
+    const std::size_t p = free_;
+    free_ = nodes_[p].next;
+    ::new (static_cast<void*>(nodes_[p].raw)) A(factory_(n));
+    nodes_[p].used = true;
+    nodes_[p].live = 0;
+    nodes_[p].next = root_;
+    root_ = p;
+    ++count_;
+    return p;
+  }
+
+  static bool grown_capacity(std::size_t cap, std::size_t& out, std::size_t& bytes) noexcept {
+    out = cap ? cap * 2 : 4;
+    return out > cap && mul_checked(out, sizeof(Node), bytes) && bytes <= PTRDIFF_MAX;
+  }
+
+  bool grow_out_of_band() noexcept {
+    std::size_t cap = 0, bytes = 0;
+    if (!grown_capacity(capacity_, cap, bytes)) return false;
+    const Block nb = bk_.allocate(bytes);
+    if (!nb) return false;
+    ALLOY_ASSERT(is_aligned(nb.ptr, alignof(Node)), "AllocatorList: misaligned bookkeeping memory");
+    const Block old = array_block();
+    move_nodes_to(static_cast<Node*>(nb.ptr), cap);
+    nodes_ = static_cast<Node*>(nb.ptr);
+    capacity_ = cap;
+    if (old) alloy::deallocate(bk_, old);
+    return true;
+  }
+
+  // In-band: more node slots, inside the allocators. Either the allocator holding the array expands it in place, or
+  // a new allocator is made big enough for the request and a larger array, the nodes move there and the new
+  // allocator takes the first new slot (`just_added_`).
+  bool grow_in_band(std::size_t n) noexcept {
+    std::size_t cap = 0, bytes = 0;
+    if (!grown_capacity(capacity_, cap, bytes)) return false;
+    if constexpr (has_expand<A>) {
+      if (nodes_) {
+        Block arr = array_block();
+        if (nodes_[home_].a().expand(arr, bytes - arr.size)) {
+          move_nodes_in_place(cap);
+          return true;
+        }
+      }
+    }
+    std::size_t want = 0;
+    const std::size_t slack = 2 * (A::alignment > 128 ? A::alignment : 128);
+    if (!add_checked(n, bytes, want) || !add_checked(want, slack, want)) return false;
+    A fresh(factory_(want));
+    const Block nb = fresh.allocate(bytes);
+    if (!nb) return false;
+    if (!is_aligned(nb.ptr, alignof(Node))) {
+      alloy::deallocate(fresh, nb);
+      return false;
+    }
+    const Block old = array_block();
+    const std::size_t old_home = home_;
+    move_nodes_to(static_cast<Node*>(nb.ptr), cap);
+    nodes_ = static_cast<Node*>(nb.ptr);
+    capacity_ = cap;
+    // The new allocator takes the free slot at the head of the chain (the first new one).
+    const std::size_t p = free_;
+    free_ = nodes_[p].next;
+    ::new (static_cast<void*>(nodes_[p].raw)) A(std::move(fresh));
+    nodes_[p].used = true;
+    nodes_[p].live = 1;  // the array
+    nodes_[p].next = root_;
+    root_ = p;
+    ++count_;
+    home_ = p;
+    just_added_ = p;
+    if (old && old_home != npos) {
+      if constexpr (has_deallocate<A>) {
+        if (nodes_[old_home].a().deallocate(old) && --nodes_[old_home].live == 0) destroy_node(old_home, npos);
+      }
+    }
+    return true;
+  }
+
+  void move_nodes_in_place(std::size_t cap) noexcept {
+    for (std::size_t i = cap; i-- > capacity_;) {
+      Node* n = ::new (static_cast<void*>(nodes_ + i)) Node;
+      n->live = 0;
+      n->used = false;
+      n->next = free_;
+      free_ = i;
+    }
+    capacity_ = cap;
+  }
+
+  void clear() noexcept {
+    if (!nodes_) return;
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (nodes_[i].used && i != home_) nodes_[i].a().~A();
+    if constexpr (in_band) {
+      A last(std::move(nodes_[home_].a()));  // the array lives in its memory: destroy it last, from outside
+      nodes_[home_].a().~A();
+    } else {
+      alloy::deallocate(bk_, array_block());
+    }
+    nodes_ = nullptr;
+    reset();
+  }
+  void reset() noexcept {
+    capacity_ = 0;
+    root_ = free_ = home_ = just_added_ = npos;
+    count_ = live_ = 0;
+  }
+
+  [[no_unique_address]] Factory factory_{};
+  [[no_unique_address]] BookkeepingAllocator bk_{};
+  Node* nodes_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t root_ = npos;
+  std::size_t free_ = npos;
+  std::size_t count_ = 0;
+  std::size_t live_ = 0;
+  std::size_t home_ = npos;        // in-band: the slot whose allocator holds the node array
+  std::size_t just_added_ = npos;  // in-band: the allocator grow_in_band made for the pending request
+};
+
+/// SharedAllocatorList<Factory, BookkeepingAllocator = Mallocator>
+///
+/// Semantics: AllocatorList for many threads: every primitive runs under one `std::mutex` (not lock-free: the
+/// allocators are made, reordered and destroyed under the lock, so any allocator type works inside).
+/// Capabilities: exactly AllocatorList's for the same arguments. Not copyable or movable.
+/// Alignment, memory space: as AllocatorList. Thread safety: every primitive may be called concurrently.
+/// Example:
+/// ```cpp
+/// #include <alloy/region.hpp>
+/// #include <thread>
+/// struct Regions {
+///   alloy::Region<alloy::Mallocator> operator()(std::size_t n) const {
+///     return alloy::Region<alloy::Mallocator>(n < 4096 ? 4096 : n);
+///   }
+/// };
+/// alloy::SharedAllocatorList<Regions> list;
+/// std::thread t([&] { for (int i = 0; i < 100; ++i) CHECK(list.allocate(100)); });
+/// for (int i = 0; i < 100; ++i) CHECK(list.allocate(100));
+/// t.join();
+/// CHECK(list.allocator_count() == 7);  // 200 x 112 bytes in 4 KiB regions of 36 blocks
+/// ```
+template <class Factory, allocator BookkeepingAllocator = Mallocator>
+class SharedAllocatorList {
+  using List = AllocatorList<Factory, BookkeepingAllocator>;
+
+ public:
+  using allocator_type = typename List::allocator_type;
+  static constexpr std::size_t alignment = List::alignment;
+  static constexpr MemorySpace memory_space = List::memory_space;
+
+  SharedAllocatorList() noexcept requires std::default_initializable<List> = default;
+  explicit SharedAllocatorList(Factory f) noexcept requires std::constructible_from<List, Factory>
+      : list_(std::move(f)) {}
+  SharedAllocatorList(Factory f, BookkeepingAllocator bk) noexcept
+    requires std::constructible_from<List, Factory, BookkeepingAllocator>
+      : list_(std::move(f), std::move(bk)) {}
+  SharedAllocatorList(const SharedAllocatorList&) = delete;
+  SharedAllocatorList& operator=(const SharedAllocatorList&) = delete;
+
+  Block allocate(std::size_t n) noexcept {
+    std::lock_guard lock(m_);
+    return list_.allocate(n);
+  }
+  Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires has_aligned_allocate<List> {
+    std::lock_guard lock(m_);
+    return list_.aligned_allocate(n, a);
+  }
+  bool deallocate(Block b) noexcept requires has_deallocate<List> {
+    std::lock_guard lock(m_);
+    return list_.deallocate(b);
+  }
+  Ternary owns(Block b) noexcept requires has_owns<List> {
+    std::lock_guard lock(m_);
+    return list_.owns(b);
+  }
+  bool expand(Block& b, std::size_t d) noexcept requires has_expand<List> {
+    std::lock_guard lock(m_);
+    return list_.expand(b, d);
+  }
+  bool reallocate(Block& b, std::size_t n) noexcept requires has_reallocate<List> {
+    std::lock_guard lock(m_);
+    return list_.reallocate(b, n);
+  }
+  bool deallocate_all() noexcept {
+    std::lock_guard lock(m_);
+    return list_.deallocate_all();
+  }
+  Ternary empty() noexcept {
+    std::lock_guard lock(m_);
+    return list_.empty();
+  }
+  bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept requires has_copy<List> {
+    std::lock_guard lock(m_);
+    return list_.copy(dst, src, n, s);
+  }
+  std::size_t allocator_count() noexcept {
+    std::lock_guard lock(m_);
+    return list_.allocator_count();
+  }
+
+ private:
+  List list_;
+  std::mutex m_;
+};
+
+}  // namespace alloy

@@ -1,0 +1,265 @@
+#include <alloy/allocator_list.hpp>
+
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/mmap_allocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/region.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+#include "support/differential.hpp"
+#include "support/rng.hpp"
+
+using alloy::Block;
+using alloy::Ternary;
+
+// Factories: regions of at least Min bytes (D's `(n) => Region!Parent(max(n, Min))`).
+template <class Parent, std::size_t Min, std::size_t MinAlign = alloy::platform_alignment>
+struct Regions {
+  alloy::Region<Parent, MinAlign> operator()(std::size_t n) const {
+    return alloy::Region<Parent, MinAlign>(std::max(n, Min));
+  }
+};
+// Exactly Size bytes, whatever the request (a request larger than Size fails).
+template <class Parent, std::size_t Size>
+struct FixedRegions {
+  alloy::Region<Parent> operator()(std::size_t) const { return alloy::Region<Parent>(Size); }
+};
+// A stateful factory: regions of `size` bytes, counting how many it made.
+struct CountingFactory {
+  std::size_t size = 4096;
+  std::size_t* made = nullptr;
+  alloy::Region<alloy::Mallocator> operator()(std::size_t n) const {
+    if (made) ++*made;
+    return alloy::Region<alloy::Mallocator>(std::max(n, size));
+  }
+};
+
+template <class F, class B = alloy::Mallocator>
+using L = alloy::AllocatorList<F, B>;
+using RegionList = L<Regions<alloy::Mallocator, 64 * 1024>>;
+using InBandRegionList = L<Regions<alloy::Mallocator, 64 * 1024>, alloy::NullAllocator>;
+using DeviceRegionList = L<Regions<alloy::NoAccessAllocator, 64 * 1024>>;
+
+namespace alloy::test {
+template <class F, class B>
+inline constexpr bool deallocates_last_only<alloy::AllocatorList<F, B>> = true;  // over Regions
+}
+
+// Capabilities, with their iff rules.
+static_assert(alloy::allocator<RegionList> && RegionList::alignment == 16);
+static_assert(alloy::has_owns<RegionList> && alloy::has_deallocate<RegionList> && alloy::has_expand<RegionList> &&
+              alloy::has_aligned_allocate<RegionList> && alloy::has_reallocate<RegionList> &&
+              alloy::has_deallocate_all<RegionList> && alloy::has_empty<RegionList>);
+static_assert(!alloy::has_allocate_all<RegionList> && !alloy::has_copy<RegionList>);
+static_assert(DeviceRegionList::memory_space == alloy::MemorySpace::device && alloy::has_copy<DeviceRegionList>);
+static_assert(alloy::has_reallocate<DeviceRegionList>);  // through copy
+// Allocators without owns: no owns, no deallocate, no expand, no reallocate (the owner cannot be found).
+struct NoOwnsArena {
+  alloy::Region<alloy::Mallocator> r;
+  static constexpr std::size_t alignment = 16;
+  alloy::Block allocate(std::size_t n) noexcept { return r.allocate(n); }
+  alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept { return r.aligned_allocate(n, a); }
+  bool deallocate(alloy::Block b) noexcept { return r.deallocate(b); }
+};
+struct NoOwnsFactory {
+  NoOwnsArena operator()(std::size_t n) const { return {alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 4096))}; }
+};
+static_assert(!alloy::has_owns<L<NoOwnsFactory>> && !alloy::has_deallocate<L<NoOwnsFactory>> &&
+              !alloy::has_reallocate<L<NoOwnsFactory>> && !alloy::has_expand<L<NoOwnsFactory>>);
+static_assert(alloy::has_aligned_allocate<L<NoOwnsFactory>> && alloy::has_deallocate_all<L<NoOwnsFactory>>);
+// Layout: a stateless factory and bookkeeping allocator cost nothing.
+static_assert(sizeof(RegionList) == 8 * sizeof(void*));
+static_assert(!std::is_copy_constructible_v<RegionList> && std::is_nothrow_move_constructible_v<RegionList>);
+// A stateful factory is stored and passed to the constructor.
+static_assert(!std::is_default_constructible_v<L<CountingFactory>> ||
+              std::is_constructible_v<L<CountingFactory>, CountingFactory>);
+
+TEST_CASE_TEMPLATE("AllocatorList: conformance", A, RegionList, InBandRegionList, DeviceRegionList,
+                   L<Regions<alloy::Mallocator, 256, 1>>, L<Regions<alloy::AlignedMallocator, 4096, 64>>,
+                   L<Regions<alloy::MmapAllocator, 1 << 20>, alloy::NullAllocator>, L<NoOwnsFactory>) {
+  alloy::test::check_allocator([] { return A(); });
+}
+
+TEST_CASE("AllocatorList: D's scenario, regions of 256 x 16 bytes, the allocator count after each step") {
+  constexpr std::size_t bs = 16;
+  L<FixedRegions<alloy::Mallocator, 256 * bs>> a;
+  Block b1 = a.allocate(192 * bs);
+  CHECK(b1.size == 192 * bs);
+  CHECK(a.allocator_count() == 1);
+  const Block b2 = a.allocate(64 * bs);
+  CHECK(b2.size == 64 * bs);
+  CHECK(a.allocator_count() == 1);
+  const Block b3 = a.allocate(192 * bs);
+  CHECK(b3.size == 192 * bs);
+  CHECK(a.allocator_count() == 2);
+  CHECK(!a.deallocate(b1));  // not the last block of its region
+  b1 = a.allocate(64 * bs);
+  CHECK(b1.size == 64 * bs);
+  CHECK(a.allocator_count() == 2);
+  CHECK(a.deallocate_all());
+  CHECK(a.allocator_count() == 0);
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE_TEMPLATE("AllocatorList: D's scenario, 8 MiB through a list of 4 MiB regions", B, alloy::Mallocator,
+                   alloy::NullAllocator) {
+  L<Regions<alloy::Mallocator, 4 << 20>, B> a;
+  const Block b1 = a.allocate(8 << 20);
+  CHECK(b1.size == 8u << 20);  // still works: the factory overdimensions
+  Block b2 = a.allocate(10 << 10);
+  CHECK(b2.size == 10u << 10);
+  CHECK(a.allocator_count() == 2);
+  CHECK(a.expand(b2, 10));
+  CHECK(b2.size == (10u << 10) + 10);
+  CHECK(a.reallocate(b2, 1024));
+  CHECK(b2.size == 1024);
+  CHECK(a.allocate((4 << 20) - (64 << 10)));
+  CHECK(a.empty() == Ternary::no);
+  CHECK(a.deallocate_all());
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("AllocatorList: D's scenario, aligned allocations and count growth 1 -> 2 -> 3") {
+  L<Regions<alloy::Mallocator, 4 << 20>> a;
+  const Block b0 = a.aligned_allocate(1, 1024);
+  CHECK(b0.size == 1);
+  CHECK(alloy::is_aligned(b0.ptr, 1024));
+  CHECK(a.allocator_count() == 1);
+  const Block b1 = a.aligned_allocate(4 << 20, 1024);
+  CHECK(b1.size == 4u << 20);
+  CHECK(alloy::is_aligned(b1.ptr, 1024));
+  CHECK(a.allocator_count() == 2);
+  const Block b2 = a.aligned_allocate(1024, 128);
+  CHECK(b2.size == 1024);
+  CHECK(alloy::is_aligned(b2.ptr, 128));
+  CHECK(a.allocator_count() == 2);
+  const Block b3 = a.allocate(1024);
+  CHECK(b3.size == 1024);
+  CHECK(a.allocator_count() == 2);
+  const Block b4 = a.allocate(4 << 20);
+  CHECK(b4.size == 4u << 20);
+  CHECK(a.allocator_count() == 3);
+  bool root_empty = true;
+  a.for_each_allocator([&](auto& r) { root_empty = root_empty && r.empty() == Ternary::yes; });
+  CHECK(!root_empty);
+  CHECK(a.deallocate(b4));  // its region is empty now, and kept (the only empty one)
+  CHECK(a.allocator_count() == 3);
+  std::size_t empties = 0;
+  a.for_each_allocator([&](auto& r) { empties += r.empty() == Ternary::yes; });
+  CHECK(empties == 1);
+  CHECK(!a.aligned_allocate(0, 1024));
+  CHECK(!a.aligned_allocate(1, 0));
+  CHECK(!a.aligned_allocate(1, 3));
+  CHECK(!a.aligned_allocate(SIZE_MAX, 1024));  // n + a - 1 overflows: fails, no allocator is made
+  CHECK(a.allocator_count() == 3);
+  CHECK(a.deallocate_all());
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("AllocatorList: at most one empty allocator is kept") {
+  std::size_t made = 0;
+  L<CountingFactory> a(CountingFactory{1024, &made});
+  std::vector<Block> blocks;
+  for (int i = 0; i < 8; ++i) blocks.push_back(a.allocate(1024));  // one region each
+  CHECK(a.allocator_count() == 8);
+  CHECK(made == 8);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(a.deallocate(blocks[static_cast<std::size_t>(i)]));
+    CHECK(a.allocator_count() == (i == 0 ? 8u : 8u - static_cast<std::size_t>(i)));
+  }
+  CHECK(a.allocator_count() == 1);
+  CHECK(a.empty() == Ternary::yes);
+  // The kept one serves the next request: no thrashing at the boundary.
+  for (int i = 0; i < 100; ++i) {
+    const Block b = a.allocate(1000);
+    CHECK(a.deallocate(b));
+  }
+  CHECK(made == 8);
+  CHECK(a.allocator_count() == 1);
+}
+
+TEST_CASE("AllocatorList: freed node slots are reused (unlike D)") {
+  std::size_t made = 0;
+  L<CountingFactory> a(CountingFactory{512, &made});
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Block> bs;
+    for (int i = 0; i < 6; ++i) bs.push_back(a.allocate(512));
+    for (auto it = bs.rbegin(); it != bs.rend(); ++it) CHECK(a.deallocate(*it));
+  }
+  CHECK(made > 1000);  // allocators came and went
+  CHECK(a.node_capacity() == 8);
+  CHECK(a.allocator_count() == 1);
+}
+
+TEST_CASE("AllocatorList: a failed new allocator is destroyed at once") {
+  std::size_t made = 0;
+  struct Tiny {
+    std::size_t* made;
+    alloy::Region<alloy::Mallocator> operator()(std::size_t) const {
+      ++*made;
+      return alloy::Region<alloy::Mallocator>(64);  // too small for larger requests
+    }
+  };
+  L<Tiny> a(Tiny{&made});
+  CHECK(!a.allocate(100));
+  CHECK(a.allocator_count() == 0);
+  CHECK(!a.allocate(100));
+  CHECK(made == 2);
+  CHECK(a.allocate(64));
+  CHECK(a.allocator_count() == 1);
+  CHECK(!a.allocate(SIZE_MAX));
+  CHECK(a.allocator_count() == 1);
+  CHECK(!a.allocate(0));
+  CHECK(made == 4);  // allocate(0) asks nothing of the factory
+}
+
+TEST_CASE("AllocatorList: memory goes back to the parent") {
+  const std::size_t before = alloy::NoAccessAllocator::live_blocks();
+  {
+    L<FixedRegions<alloy::NoAccessAllocator, 4096>> a;
+    std::vector<Block> bs;
+    for (int i = 0; i < 10; ++i) bs.push_back(a.allocate(4096));
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before + 10);
+    for (int i = 9; i >= 0; --i) CHECK(a.deallocate(bs[static_cast<std::size_t>(i)]));
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before + 1);  // one empty region kept
+    CHECK(a.allocate(100));
+    CHECK(a.allocate(4096));
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before + 2);
+    L<FixedRegions<alloy::NoAccessAllocator, 4096>> moved(std::move(a));
+    CHECK(a.allocator_count() == 0);  // NOLINT
+    CHECK(moved.allocator_count() == 2);
+    CHECK(moved.deallocate_all());
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before);
+    CHECK(moved.allocate(1));
+  }
+  CHECK(alloy::NoAccessAllocator::live_blocks() == before);  // the destructor
+}
+
+TEST_CASE("AllocatorList: in-band nodes live inside the regions") {
+  InBandRegionList a;
+  const Block b = a.allocate(100);
+  REQUIRE(b);
+  CHECK(a.allocator_count() == 1);
+  // The region holds the node array and the block.
+  std::size_t used = 0;
+  a.for_each_allocator([&](auto& r) { used = r.capacity() - r.available(); });
+  CHECK(used == 4 * 56 + 112);  // 4 nodes of 56 bytes (Region<Mallocator> + live + next + used), then the block
+  CHECK(a.deallocate(b));
+  CHECK(a.empty() == Ternary::yes);
+  CHECK(a.allocator_count() == 1);
+  // Growth: more regions than the first array holds.
+  std::vector<Block> bs;
+  for (int i = 0; i < 20; ++i) bs.push_back(a.allocate(60 * 1024));
+  CHECK(a.allocator_count() >= 20);
+  for (Block x : bs) CHECK(a.owns(x) == Ternary::yes);
+  CHECK(a.deallocate_all());
+  CHECK(a.allocator_count() == 0);
+  CHECK(a.allocate(10));
+}

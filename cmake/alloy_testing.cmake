@@ -1,6 +1,7 @@
 # Helpers for tests/CMakeLists.txt.
 
-# alloy_add_doctest(<file.cpp>): executable test_<name>, ctest test <name>, labels from `// ctest-labels: a b`.
+# alloy_add_doctest(<file.cpp>): executable test_<name>, ctest test <name>, labels from `// ctest-labels: a b`;
+# a line `// needs: cuda` links alloy::cuda (and skips the test where the CUDA toolkit is absent).
 function(alloy_add_doctest src)
   get_filename_component(name ${src} NAME_WE)
   file(STRINGS ${src} _labels_line REGEX "^// ctest-labels:" LIMIT_COUNT 1)
@@ -12,8 +13,16 @@ function(alloy_add_doctest src)
   if(ALLOY_TEST_LABEL_FILTER AND NOT ALLOY_TEST_LABEL_FILTER IN_LIST labels)
     return()
   endif()
+  # `// needs: cuda`: a host-compiled test of a CUDA header; links alloy::cuda, not built without the toolkit.
+  file(STRINGS ${src} _needs_cuda REGEX "^// needs: cuda" LIMIT_COUNT 1)
+  if(_needs_cuda AND NOT TARGET alloy::cuda)
+    return()
+  endif()
   add_executable(test_${name} ${src} $<TARGET_OBJECTS:alloy_test_main>)
   target_link_libraries(test_${name} PRIVATE alloy_test_flags)
+  if(_needs_cuda)
+    target_link_libraries(test_${name} PRIVATE alloy::cuda)
+  endif()
   add_test(NAME ${name} COMMAND test_${name})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
   if(labels)

@@ -3,20 +3,60 @@
 /// stream_view: a non-owning CUDA stream handle that exists with or without CUDA.
 ///
 /// It stores the `cudaStream_t` as the pointer it is (`CUstream_st*`), so it is the same type in every translation
-/// unit, and converts from a `cudaStream_t` without including any CUDA header. The default is the default stream
-/// (null handle). `cuda_stream_view.hpp` adds conversions to `cuda::stream_ref` where CCCL is present.
+/// unit, with or without CUDA, and converts from a `cudaStream_t` without including any CUDA header. The default is
+/// the default stream (null handle). It also converts to and from `cuda::stream_ref` (CCCL) and any other
+/// stream-reference type of that shape (a `value_type` that is `cudaStream_t`, a constructor from it and `get()`):
+/// those conversions are constrained templates, so this header never names CCCL and the class is the same token
+/// sequence in every translation unit (ODR-safe), whether CCCL is included or not.
+///
+/// Example:
+/// ```cpp
+/// alloy::stream_view s;
+/// CHECK(s.is_default());
+/// CHECK(s == alloy::default_stream);
+/// CUstream_st* raw = s;                   // to cudaStream_t
+/// CHECK(raw == nullptr);
+/// struct fake_stream_ref {                // the shape of cuda::stream_ref
+///   using value_type = CUstream_st*;
+///   fake_stream_ref(value_type v) : v_(v) {}
+///   value_type get() const noexcept { return v_; }
+///   value_type v_;
+/// };
+/// auto* handle = reinterpret_cast<CUstream_st*>(std::uintptr_t{0x1000});
+/// fake_stream_ref r = alloy::stream_view(handle);   // stream_view -> stream_ref
+/// CHECK(r.get() == handle);
+/// alloy::stream_view back = r;                      // stream_ref -> stream_view
+/// CHECK(back.value() == handle);
+/// ```
+#include <concepts>
 #include <cstdint>
 
 struct CUstream_st;  // cudaStream_t is `CUstream_st*`; declaring it needs no CUDA header.
 
 namespace alloy {
 
+/// A stream reference type of `cuda::stream_ref`'s shape: `value_type` is `cudaStream_t`, it is constructible from
+/// one, and `get()` gives it back.
+template <class T>
+concept stream_ref_like = std::same_as<typename T::value_type, CUstream_st*> && std::constructible_from<T, CUstream_st*> &&
+                          requires(const T& t) {
+                            { t.get() } -> std::same_as<CUstream_st*>;
+                          };
+
 class stream_view {
  public:
   constexpr stream_view() noexcept = default;
   constexpr stream_view(CUstream_st* s) noexcept : stream_(s) {}  // NOLINT: implicit from cudaStream_t, as RMM
+  /// From `cuda::stream_ref` (or any stream_ref_like type).
+  template <stream_ref_like R>
+  constexpr stream_view(const R& r) noexcept : stream_(r.get()) {}  // NOLINT: implicit, as RMM's cuda_stream_view
   [[nodiscard]] constexpr CUstream_st* value() const noexcept { return stream_; }
   constexpr operator CUstream_st*() const noexcept { return stream_; }  // NOLINT: implicit to cudaStream_t, as RMM
+  /// To `cuda::stream_ref` (or any stream_ref_like type), so a stream_view passes where CCCL wants a stream_ref.
+  template <stream_ref_like R>
+  constexpr operator R() const noexcept {  // NOLINT: implicit, as RMM's cuda_stream_view
+    return R(stream_);
+  }
   [[nodiscard]] constexpr bool is_default() const noexcept { return stream_ == nullptr; }
   friend constexpr bool operator==(stream_view, stream_view) = default;
 

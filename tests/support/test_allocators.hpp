@@ -26,6 +26,7 @@ class CheckedHeap {
  public:
   static constexpr std::size_t alignment = Alignment;
   static constexpr std::size_t granule = 256;  // with caps::expand a block may grow in place up to this multiple
+  static constexpr std::size_t max_request = std::size_t{1} << 40;  // larger requests fail (and never reach ASan)
 
   CheckedHeap() = default;
   CheckedHeap(const CheckedHeap&) = delete;
@@ -97,7 +98,7 @@ class CheckedHeap {
     std::size_t cap = n;
     if constexpr ((Caps & caps::expand) != 0)
       if (!round_up_checked(n, granule, cap)) return {};
-    if (cap > PTRDIFF_MAX) return {};
+    if (cap > max_request) return {};
     void* p = nullptr;
     if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, cap) != 0) return {};
     if (budget_ != SIZE_MAX) --budget_;

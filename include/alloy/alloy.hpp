@@ -15,3 +15,4 @@
 #include <alloy/stream_view.hpp>
 #include <alloy/ternary.hpp>
 // building blocks
+#include <alloy/recording_allocator.hpp>

@@ -1,0 +1,76 @@
+#pragma once
+// The stacks alloy-replay runs a trace on: one descriptor per stack, and the Mp11 list `Stacks` at the bottom.
+// To add a stack: write a descriptor (a name and make(stats) returning a target, see replay.hpp) and add it to the
+// list (one line). Alloy stacks draw from CountingMallocator so that the bytes they hold are counted.
+#include <cstddef>
+#include <memory>
+#include <memory_resource>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <alloy/common.hpp>
+
+#include "replay.hpp"
+
+namespace alloy::replay {
+
+/// Arena sizes derived from the trace, so that one stack list fits every trace.
+/// A never-reusing arena (Region) gets every byte the trace ever requests plus the worst alignment padding; a
+/// reusing arena gets twice the peak live bytes (at least 1 MiB).
+inline std::size_t region_arena_bytes(const TraceStats& s) noexcept {
+  std::size_t pad = 0, n = 0;
+  if (!mul_checked(s.allocations + s.reallocations, s.max_alignment, pad)) return SIZE_MAX / 2;
+  if (!add_checked(s.total_requested_bytes, pad, n)) return SIZE_MAX / 2;
+  return round_up(std::max<std::size_t>(n, 1 << 20), 4096);
+}
+inline std::size_t reuse_arena_bytes(const TraceStats& s) noexcept {
+  return round_up(std::max<std::size_t>(2 * s.peak_live_bytes, 1 << 20), 4096);
+}
+
+// ---- anchors ----------------------------------------------------------------------------------------------------
+struct GlibcMalloc {
+  static constexpr const char* name = "glibc malloc";
+  static auto make(const TraceStats&) { return std::make_unique<GlibcTarget>(); }
+};
+struct PmrUnsyncPool {
+  static constexpr const char* name = "std::pmr::unsynchronized_pool_resource";
+  static auto make(const TraceStats&) { return std::make_unique<PmrTarget<std::pmr::unsynchronized_pool_resource>>(); }
+};
+struct PmrMonotonic {
+  static constexpr const char* name = "std::pmr::monotonic_buffer_resource";
+  static auto make(const TraceStats&) { return std::make_unique<PmrTarget<std::pmr::monotonic_buffer_resource>>(); }
+};
+
+// ---- alloy stacks -----------------------------------------------------------------------------------------------
+struct AlloyMallocator {
+  static constexpr const char* name = "alloy AlignedMallocator";
+  static auto make(const TraceStats&) { return std::make_unique<AlloyTarget<CountingMallocator>>(); }
+};
+
+using AnchorStacks = boost::mp11::mp_list<GlibcMalloc, PmrUnsyncPool, PmrMonotonic, AlloyMallocator>;
+
+}  // namespace alloy::replay
+
+// Stacks built from blocks, added when their headers exist (so the tool always builds).
+#if __has_include(<alloy/region.hpp>)
+#include <alloy/region.hpp>
+namespace alloy::replay {
+struct RegionArena {
+  static constexpr const char* name = "Region (arena: all bytes requested)";
+  static auto make(const TraceStats& s) {
+    return std::make_unique<AlloyTarget<Region<CountingMallocator>>>(region_arena_bytes(s));
+  }
+};
+using RegionStacks = boost::mp11::mp_list<RegionArena>;
+}  // namespace alloy::replay
+#else
+namespace alloy::replay {
+using RegionStacks = boost::mp11::mp_list<>;
+}
+#endif
+
+namespace alloy::replay {
+/// Every stack alloy-replay runs, in table order.
+using Stacks = boost::mp11::mp_append<AnchorStacks, RegionStacks>;
+}  // namespace alloy::replay

@@ -396,12 +396,12 @@ TEST_CASE("device_buffer: copy failure throws alloy::cuda_error and frees the ne
 }
 
 TEST_CASE("device_buffer: a default-constructed buffer of a stateful allocator has no allocator") {
+  StreamRecorder rec;  // declared first: it must outlive the buffers that use it
   device_buffer<StreamRecorder> b;
   CHECK_THROWS_AS(b.resize(10, {}), alloy::logic_error);
   b.resize(0, {});  // nothing to allocate: fine
   device_buffer<StreamRecorder> c(b, {});  // copying an empty one: fine
   CHECK(c.data() == nullptr);
-  StreamRecorder rec;
   b = device_buffer<StreamRecorder>(0, {}, rec);  // now it has one
   b.resize(10, {});
   CHECK(b.capacity() == 10);

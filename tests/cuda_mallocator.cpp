@@ -1,0 +1,120 @@
+// The CUDA parents, compiled by the host compiler and linked with the CUDA runtime (alloy::cuda). On a machine
+// without a device (this one: no driver, cudaGetDeviceCount fails with 35) it checks the no-device answer: every
+// allocation is an empty Block, nothing throws, cuda_available() is false. Where a device exists it also runs real
+// allocations and copies (tests/cuda/*.cu go further, with kernels).
+// needs: cuda
+#include <alloy/cuda_mallocator.hpp>
+
+#include <alloy/device_buffer.hpp>
+#include <alloy/mallocator.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+
+using alloy::Block;
+
+static_assert(alloy::allocator<alloy::CudaMallocator>);
+static_assert(alloy::allocator<alloy::CudaAsyncMallocator>);
+static_assert(alloy::allocator<alloy::CudaHostMallocator>);
+static_assert(alloy::allocator<alloy::CudaManagedMallocator>);
+static_assert(alloy::has_stream_ordered<alloy::CudaAsyncMallocator>);
+static_assert(!alloy::has_stream_ordered<alloy::CudaMallocator>);
+static_assert(alloy::has_copy<alloy::CudaMallocator> && alloy::has_copy<alloy::CudaAsyncMallocator> &&
+              alloy::has_copy<alloy::CudaHostMallocator> && alloy::has_copy<alloy::CudaManagedMallocator>);
+static_assert(alloy::has_deallocate<alloy::CudaMallocator> && alloy::has_deallocate<alloy::CudaAsyncMallocator>);
+static_assert(!alloy::has_owns<alloy::CudaMallocator>);
+static_assert(alloy::memory_space_of<alloy::CudaMallocator>() == alloy::MemorySpace::device);
+static_assert(alloy::memory_space_of<alloy::CudaAsyncMallocator>() == alloy::MemorySpace::device);
+static_assert(alloy::memory_space_of<alloy::CudaHostMallocator>() == alloy::MemorySpace::host_pinned);
+static_assert(alloy::memory_space_of<alloy::CudaManagedMallocator>() == alloy::MemorySpace::managed);
+static_assert(!alloy::host_accessible<alloy::CudaMallocator>);
+static_assert(alloy::host_accessible<alloy::CudaHostMallocator> && alloy::host_accessible<alloy::CudaManagedMallocator>);
+static_assert(alloy::device_accessible<alloy::CudaHostMallocator>);
+static_assert(std::is_empty_v<alloy::CudaMallocator> && alloy::has_instance<alloy::CudaMallocator>);
+static_assert(!std::is_copy_constructible_v<alloy::CudaAsyncMallocator>);
+static_assert(std::is_nothrow_move_constructible_v<alloy::CudaAsyncMallocator>);
+static_assert(sizeof(alloy::device_buffer<alloy::CudaMallocator>) == 4 * sizeof(void*));
+static_assert(sizeof(alloy::device_buffer<alloy::CudaAsyncMallocator>) == 5 * sizeof(void*));
+// The no-device codes.
+static_assert(alloy::cuda_no_device_error(cudaErrorInsufficientDriver) && alloy::cuda_no_device_error(cudaErrorNoDevice) &&
+              alloy::cuda_no_device_error(cudaErrorStubLibrary) && alloy::cuda_no_device_error(cudaErrorInitializationError) &&
+              alloy::cuda_no_device_error(cudaErrorSystemDriverMismatch) &&
+              alloy::cuda_no_device_error(cudaErrorCompatNotSupportedOnDevice));
+static_assert(!alloy::cuda_no_device_error(cudaSuccess) && !alloy::cuda_no_device_error(cudaErrorMemoryAllocation));
+
+TEST_CASE("cuda_available agrees with cudaGetDeviceCount") {
+  const alloy::cuda_device_query q = alloy::query_cuda_devices();
+  int n = -1;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  (void)cudaGetLastError();
+  CHECK(q.error == static_cast<int>(e));
+  CHECK(alloy::cuda_available() == (e == cudaSuccess && n > 0));
+  if (!alloy::cuda_available()) {
+    MESSAGE("no CUDA device (cudaGetDeviceCount: " << q.error << "): checking the no-device answers");
+    CHECK((q.error == 0 || alloy::cuda_no_device_error(q.error)));
+    CHECK(q.count == 0);
+  }
+  // The query leaves no error behind; without a driver the runtime keeps answering its initialization error.
+  const cudaError_t last = cudaGetLastError();
+  CHECK((last == cudaSuccess || alloy::cuda_no_device_error(last)));
+}
+
+TEST_CASE("CUDA parents without a device: empty Blocks, no exception") {
+  if (alloy::cuda_available()) return;
+  CHECK(!alloy::CudaMallocator::instance.allocate(1024));
+  CHECK(!alloy::CudaHostMallocator::instance.allocate(1024));
+  CHECK(!alloy::CudaManagedMallocator::instance.allocate(1024));
+  alloy::CudaAsyncMallocator async;
+  CHECK(!async.has_pool());
+  CHECK(!async.allocate(1024));
+  CHECK(!async.allocate(alloy::default_stream, 1024));
+  CHECK(async.release_threshold() == 0);
+  CHECK(async.reserved_bytes() == 0);
+  CHECK(async.trim_to(0));
+  const cudaError_t last = cudaGetLastError();
+  CHECK((last == cudaSuccess || alloy::cuda_no_device_error(last)));
+  // Freeing the empty block is a no-op that succeeds, as for every alloy allocator.
+  CHECK(alloy::CudaMallocator::instance.deallocate({}));
+  CHECK(async.deallocate(alloy::default_stream, {}));
+  // device_buffer over them throws alloy::bad_alloc.
+  CHECK_THROWS_AS(alloy::device_buffer<alloy::CudaMallocator>(64, alloy::default_stream), alloy::bad_alloc);
+  CHECK_THROWS_AS(alloy::device_buffer<alloy::CudaAsyncMallocator>(64, alloy::default_stream, async), std::bad_alloc);
+  alloy::device_buffer<alloy::CudaMallocator> empty(0, alloy::default_stream);  // nothing to allocate: fine
+  CHECK(empty.data() == nullptr);
+}
+
+TEST_CASE("CUDA parents: size 0 is an empty Block, with or without a device") {
+  CHECK(!alloy::CudaMallocator::instance.allocate(0));
+  CHECK(!alloy::CudaHostMallocator::instance.allocate(0));
+  CHECK(!alloy::CudaManagedMallocator::instance.allocate(0));
+  alloy::CudaAsyncMallocator async;
+  CHECK(!async.allocate(0));
+  CHECK(alloy::cuda_copy(nullptr, nullptr, 0, {}));
+}
+
+TEST_CASE("CUDA parents with a device: conformance, copies between every pair of spaces") {
+  if (!alloy::cuda_available()) return;
+  alloy::test::check_allocator([] { return alloy::CudaMallocator{}; });
+  alloy::test::check_allocator([] { return alloy::CudaHostMallocator{}; });
+  alloy::test::check_allocator([] { return alloy::CudaManagedMallocator{}; });
+  std::vector<unsigned char> src(1 << 16), back(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 1);
+  CHECK(!alloy::CudaMallocator::instance.allocate(std::size_t{1} << 62));  // too large: empty, error cleared
+  CHECK(cudaGetLastError() == cudaSuccess);
+  alloy::device_buffer<alloy::Mallocator> host(src.data(), src.size(), {});
+  alloy::device_buffer<alloy::CudaMallocator> dev(host, {});
+  alloy::device_buffer<alloy::CudaHostMallocator> pinned(dev, {});
+  alloy::device_buffer<alloy::CudaManagedMallocator> managed(pinned, {});
+  alloy::CudaAsyncMallocator async;
+  alloy::device_buffer<alloy::CudaAsyncMallocator> pooled(managed, {}, async);
+  alloy::device_buffer<alloy::Mallocator> out(pooled, {});
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaSuccess);  // no failure left an error behind
+  CHECK(std::memcmp(out.data(), src.data(), src.size()) == 0);
+  CHECK(std::memcmp(pinned.data(), src.data(), src.size()) == 0);   // pinned: the host reads it
+  CHECK(std::memcmp(managed.data(), src.data(), src.size()) == 0);  // managed: so does it
+}

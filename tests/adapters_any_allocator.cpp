@@ -1,0 +1,287 @@
+#include <alloy/adapters/any_allocator.hpp>
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/mmap_allocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/null_allocator.hpp>
+#include <alloy/region.hpp>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+#include "support/differential.hpp"
+#include "support/test_allocators.hpp"
+
+using alloy::AnyAllocator;
+using alloy::Block;
+using alloy::Ternary;
+
+static_assert(alloy::allocator<AnyAllocator>);
+static_assert(alloy::has_deallocate<AnyAllocator> && alloy::has_owns<AnyAllocator> && alloy::has_expand<AnyAllocator> &&
+              alloy::has_reallocate<AnyAllocator> && alloy::has_aligned_allocate<AnyAllocator> &&
+              alloy::has_aligned_reallocate<AnyAllocator> && alloy::has_allocate_all<AnyAllocator> &&
+              alloy::has_deallocate_all<AnyAllocator> && alloy::has_empty<AnyAllocator> &&
+              alloy::has_resolve_internal_pointer<AnyAllocator> && alloy::has_good_alloc_size<AnyAllocator> &&
+              alloy::has_allocate_fresh<AnyAllocator> && alloy::has_stream_ordered<AnyAllocator> &&
+              alloy::has_copy<AnyAllocator>);
+static_assert(sizeof(AnyAllocator) == 2 * sizeof(void*));
+
+// AnyAs<S>: an AnyAllocator seen through exactly the primitives S declares, so the test kit (which checks every
+// primitive an allocator declares) checks that the erased calls reach S and come back intact.
+template <class S>
+struct AnyAs {
+  static constexpr std::size_t alignment = S::alignment;
+  AnyAllocator any;
+  Block allocate(std::size_t n) noexcept { return any.allocate(n); }
+  Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_allocate<S> {
+    return any.aligned_allocate(n, a);
+  }
+  Block allocate_all() noexcept requires alloy::has_allocate_all<S> { return any.allocate_all(); }
+  bool expand(Block& b, std::size_t d) noexcept requires alloy::has_expand<S> { return any.expand(b, d); }
+  bool reallocate(Block& b, std::size_t n) noexcept requires alloy::has_reallocate<S> { return any.reallocate(b, n); }
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_reallocate<S> {
+    return any.aligned_reallocate(b, n, a);
+  }
+  Ternary owns(Block b) noexcept requires alloy::has_owns<S> { return any.owns(b); }
+  Ternary resolve_internal_pointer(const void* p, Block& r) noexcept requires alloy::has_resolve_internal_pointer<S> {
+    return any.resolve_internal_pointer(p, r);
+  }
+  bool deallocate(Block b) noexcept requires alloy::has_deallocate<S> { return any.deallocate(b); }
+  bool deallocate_all() noexcept requires alloy::has_deallocate_all<S> { return any.deallocate_all(); }
+  Ternary empty() noexcept requires alloy::has_empty<S> { return any.empty(); }
+  std::size_t good_alloc_size(std::size_t n) noexcept requires alloy::has_good_alloc_size<S> {
+    return any.good_alloc_size(n);
+  }
+  bool copy(void* d, const void* s, std::size_t n, alloy::stream_view st) noexcept requires alloy::has_copy<S> {
+    return any.copy(d, s, n, st);
+  }
+};
+
+using HostRegion = alloy::Region<alloy::Mallocator>;
+using DevRegion = alloy::Region<alloy::NoAccessAllocator>;
+template <>
+inline constexpr bool alloy::test::deallocates_last_only<AnyAs<HostRegion>> = true;
+template <>
+inline constexpr bool alloy::test::deallocates_last_only<AnyAs<DevRegion>> = true;
+
+TEST_CASE("AnyAllocator: conformance through the erased call, host and device-like stacks") {
+  alloy::test::check_allocator([] { return AnyAs<alloy::Mallocator>{AnyAllocator(alloy::Mallocator{})}; });
+  alloy::test::check_allocator([] { return AnyAs<alloy::AlignedMallocator>{AnyAllocator(alloy::AlignedMallocator{})}; });
+  alloy::test::check_allocator([] { return AnyAs<alloy::MmapAllocator>{AnyAllocator(alloy::MmapAllocator{})}; });
+  alloy::test::check_allocator([] { return AnyAs<alloy::NoAccessAllocator>{AnyAllocator(alloy::NoAccessAllocator{})}; });
+  alloy::test::check_allocator([] { return AnyAs<alloy::NullAllocator>{AnyAllocator()}; });
+  alloy::test::check_allocator([] { return AnyAs<HostRegion>{AnyAllocator(HostRegion(1 << 16))}; });
+  alloy::test::check_allocator([] { return AnyAs<DevRegion>{AnyAllocator(DevRegion(1 << 16))}; });
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+TEST_CASE("AnyAllocator: randomized differential through the erased call") {
+  alloy::test::DiffOptions o;
+  o.ops = 150'000;
+  o.max_size = 2048;
+  {
+    AnyAs<alloy::AlignedMallocator> a{AnyAllocator(alloy::AlignedMallocator{})};
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.failures == 0);
+    CHECK(st.reallocations > 1000);
+  }
+  {
+    alloy::test::CheckedHeap<16, alloy::test::caps::expand | alloy::test::caps::aligned> heap;
+    AnyAs<decltype(heap)> a{AnyAllocator(&heap)};  // referring
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.failures == 0);
+    CHECK(heap.live_blocks() == 0);
+  }
+  {
+    o.ops = 10'000;  // every NoAccess op is a few system calls
+    o.max_size = 20'000;
+    AnyAs<alloy::NoAccessAllocator> a{AnyAllocator(alloy::NoAccessAllocator{})};
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.failures == 0);
+    CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  }
+  {
+    o.ops = 5'000;
+    alloy::NoAccessAllocator dev;
+    AnyAs<alloy::NoAccessAllocator> a{AnyAllocator(&dev)};  // referring
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.failures == 0);
+    CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  }
+}
+
+TEST_CASE("AnyAllocator: unsupported primitives answer as D's IAllocator") {
+  AnyAllocator m(alloy::Mallocator{});
+  CHECK(m.runtime_alignment() == alignof(std::max_align_t));
+  CHECK(m.memory_space() == alloy::MemorySpace::host);
+  CHECK(!m.allocate_all());
+  CHECK(!m.allocate_fresh(8));
+  Block b = m.allocate(24);
+  REQUIRE(b);
+  CHECK(m.expand(b, 0));
+  CHECK(!m.expand(b, 8));
+  CHECK(m.owns(b) == Ternary::unknown);
+  CHECK(m.owns({}) == Ternary::no);
+  Block r;
+  CHECK(m.resolve_internal_pointer(b.ptr, r) == Ternary::unknown);
+  CHECK(m.empty() == Ternary::unknown);
+  CHECK(!m.deallocate_all());
+  CHECK(m.good_alloc_size(17) == 32);              // the generic fallback: rounded to the stack's alignment
+  CHECK(!m.aligned_reallocate(b, 100, 64));        // Mallocator has no aligned_allocate
+  Block small = m.aligned_allocate(8, 8);          // but an alignment it gives anyway is served (not D)
+  CHECK(small);
+  CHECK(!m.aligned_allocate(8, 64));
+  CHECK(!m.aligned_allocate(8, 3));
+  CHECK(m.deallocate(small));
+  CHECK(m.reallocate(b, 1000));                    // Mallocator's own realloc
+  CHECK(m.deallocate(b));
+  CHECK(m.deallocate({}));
+
+  AnyAllocator region(HostRegion(4096));            // Region: no deallocate of a middle block, no reallocate
+  Block x = region.allocate(100), y = region.allocate(100);
+  CHECK(region.owns(x) == Ternary::yes);
+  CHECK(!region.deallocate(x));                     // not the last one
+  CHECK(region.reallocate(y, 300));                 // generic fallback (expand the last block in place)
+  CHECK(region.deallocate_all());
+  CHECK(region.empty() == Ternary::yes);
+
+  AnyAllocator none;
+  CHECK(!none.allocate(1));
+  CHECK(none.owns({}) == Ternary::no);
+  CHECK(none.empty() == Ternary::yes);
+  CHECK(none.runtime_alignment() == alloy::NullAllocator::alignment);
+}
+
+TEST_CASE("AnyAllocator: owning shares one stack among copies; referring does not own") {
+  AnyAllocator a(std::in_place_type<alloy::test::CheckedHeap<16>>);  // owning, built in place
+  CHECK(a.owning());
+  Block b = a.allocate(64);
+  AnyAllocator c = a;               // shares it
+  CHECK(c == a);
+  CHECK(c.deallocate(b));           // c frees a's block: one stack
+  AnyAllocator d(std::in_place_type<alloy::test::CheckedHeap<16>>);
+  CHECK(d != a);                    // another stack
+  AnyAllocator e = std::move(c);
+  CHECK(e == a);
+  CHECK(c == AnyAllocator());        // moved-from: NullAllocator
+  CHECK(AnyAllocator(alloy::Mallocator{}) == AnyAllocator(alloy::Mallocator{}));  // stateless: equal
+  CHECK(AnyAllocator(alloy::Mallocator{}) != AnyAllocator(alloy::AlignedMallocator{}));
+
+  HostRegion r(1024);
+  AnyAllocator ref(&r);
+  CHECK(!ref.owning());
+  Block x = ref.allocate(10);
+  CHECK(r.owns(x) == Ternary::yes);  // the region itself served it
+  CHECK(AnyAllocator(&r) == ref);
+  {
+    std::vector<AnyAllocator> many(100, a);  // reference count up and down
+  }
+  Block y = a.allocate(8);
+  CHECK(a.deallocate(y));
+}
+
+TEST_CASE("AnyAllocator: copy moves bytes into, out of and within device-like memory") {
+  AnyAllocator dev(alloy::NoAccessAllocator{});
+  CHECK(dev.memory_space() == alloy::MemorySpace::device);
+  CHECK(!dev.is_host_accessible());
+  Block a = dev.allocate(5000), b = dev.allocate(5000);
+  std::vector<unsigned char> src(5000), back(5000);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7);
+  CHECK(dev.copy(a.ptr, src.data(), src.size()));
+  CHECK(dev.copy(b.ptr, a.ptr, src.size()));        // device to device
+  CHECK(dev.copy(back.data(), b.ptr, back.size()));
+  CHECK(back == src);
+  CHECK(dev.reallocate(a, 9000));                  // generic fallback copies through the stack's copy
+  CHECK(dev.copy(back.data(), a.ptr, back.size()));
+  CHECK(back == src);
+  CHECK(dev.deallocate(a));
+  CHECK(dev.deallocate(b));
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A Buffer after KuiperInfer's base::Buffer over its DeviceAllocator: owns bytes from an allocator chosen at run time,
+// or wraps external memory (use_external) that it never frees; copy_from picks the copy by the two device types.
+namespace {
+enum class DeviceType { cpu, device };
+DeviceType device_type(const AnyAllocator& a) {
+  return a.is_host_accessible() ? DeviceType::cpu : DeviceType::device;
+}
+
+class Buffer {
+ public:
+  Buffer(std::size_t byte_size, AnyAllocator allocator, void* ptr = nullptr, bool use_external = false)
+      : byte_size_(byte_size), allocator_(std::move(allocator)), ptr_(ptr), use_external_(use_external) {
+    if (ptr_ == nullptr && byte_size_ != 0) {
+      use_external_ = false;
+      ptr_ = allocator_.allocate(byte_size_).ptr;
+    }
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (!use_external_ && ptr_ != nullptr) allocator_.deallocate({ptr_, byte_size_});
+  }
+  [[nodiscard]] void* ptr() const { return ptr_; }
+  [[nodiscard]] std::size_t byte_size() const { return byte_size_; }
+  [[nodiscard]] bool is_external() const { return use_external_; }
+  [[nodiscard]] DeviceType device_type() const { return ::device_type(allocator_); }
+  [[nodiscard]] const AnyAllocator& allocator() const { return allocator_; }
+
+  // KuiperInfer: memcpy through the allocator of the side that is on the device (host to host: either).
+  void copy_from(const Buffer& src) {
+    const std::size_t n = src.byte_size_ < byte_size_ ? src.byte_size_ : byte_size_;
+    AnyAllocator via = device_type() == DeviceType::device ? allocator_ : src.allocator_;
+    if (!via.copy(ptr_, src.ptr_, n)) throw std::runtime_error("Buffer::copy_from: copy failed");
+  }
+
+ private:
+  std::size_t byte_size_;
+  AnyAllocator allocator_;
+  void* ptr_;
+  bool use_external_;
+};
+}  // namespace
+
+TEST_CASE("AnyAllocator: a KuiperInfer-style Buffer, owning or wrapping external memory") {
+  AnyAllocator cpu(alloy::Mallocator{});
+  AnyAllocator dev(alloy::NoAccessAllocator{});
+  {
+    Buffer h(32, cpu);
+    CHECK(h.device_type() == DeviceType::cpu);
+    CHECK(!h.is_external());
+    std::memcpy(h.ptr(), "0123456789abcdef0123456789abcde", 32);
+    Buffer d(32, dev);
+    CHECK(d.device_type() == DeviceType::device);
+    d.copy_from(h);                       // host -> device: the device allocator's copy
+    Buffer d2(32, dev);
+    d2.copy_from(d);                      // device -> device
+    Buffer h2(32, cpu);
+    h2.copy_from(d2);                     // device -> host: the source's copy
+    CHECK(std::memcmp(h2.ptr(), "0123456789abcdef0123456789abcde", 32) == 0);
+    char external[16] = "external memory";
+    {
+      Buffer e(16, cpu, external, true);  // wraps memory it does not own
+      CHECK(e.is_external());
+      CHECK(e.ptr() == external);
+      Buffer from_dev(16, cpu);
+      from_dev.copy_from(d);
+      std::memcpy(e.ptr(), from_dev.ptr(), 16);
+    }                                     // not freed: it was never the buffer's
+    CHECK(std::memcmp(external, "0123456789abcdef", 16) == 0);
+    CHECK(alloy::NoAccessAllocator::live_blocks() == 2);  // d and d2
+  }
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  // A buffer of one run-time choice: the same code, a host or a device stack.
+  for (AnyAllocator a : {cpu, dev}) {
+    Buffer b(4096, a);
+    CHECK(b.ptr() != nullptr);
+    CHECK((b.device_type() == DeviceType::device) == (a.memory_space() == alloy::MemorySpace::device));
+  }
+}

@@ -1,0 +1,90 @@
+#include <alloy/adapters/pmr_resource.hpp>
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/null_allocator.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/region.hpp>
+
+#include <memory_resource>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/test_allocators.hpp"
+
+using alloy::PmrResource;
+using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned>;
+
+TEST_CASE("PmrResource: pmr containers over a stack") {
+  PmrResource<alloy::Mallocator> res;
+  std::pmr::vector<std::pmr::string> v(&res);
+  for (int i = 0; i < 1000; ++i) v.emplace_back("a string that is long enough to need the resource " + std::to_string(i));
+  CHECK(v[999].get_allocator().resource() == &res);
+  std::pmr::map<int, int> m(&res);
+  for (int i = 0; i < 100; ++i) m[i] = i * i;
+  CHECK(m[9] == 81);
+}
+
+TEST_CASE("PmrResource: the stack gets back exactly the block it gave (sizes come from pmr)") {
+  Heap heap;
+  {
+    PmrResource<alloy::Ref<Heap>> res(heap);
+    std::pmr::vector<int> v(&res);
+    for (int i = 0; i < 10000; ++i) v.push_back(i);
+    std::pmr::unsynchronized_pool_resource pool(&res);  // a pmr resource layered on ours
+    std::pmr::vector<double> w(&pool);
+    w.resize(5000);
+    void* z = res.allocate(0);  // 0 bytes: a usable pointer (1 byte from the stack)
+    CHECK(z != nullptr);
+    CHECK(heap.is_live(alloy::Block{z, 1}));
+    res.deallocate(z, 0);
+    void* p = res.allocate(100, 1024);
+    CHECK(alloy::is_aligned(p, 1024));
+    res.deallocate(p, 100, 1024);
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
+TEST_CASE("PmrResource: over-alignment and failure") {
+  PmrResource<alloy::Mallocator> plain;  // no aligned_allocate
+  CHECK_THROWS_AS((void)plain.allocate(64, 4096), alloy::bad_alloc);
+  void* p = plain.allocate(64, 16);  // within the stack's own alignment
+  plain.deallocate(p, 64, 16);
+  PmrResource<alloy::AlignedMallocator> aligned;
+  void* q = aligned.allocate(64, 4096);
+  CHECK(alloy::is_aligned(q, 4096));
+  aligned.deallocate(q, 64, 4096);
+  CHECK_THROWS_AS((void)aligned.allocate(64, 48), std::bad_alloc);  // not a power of two
+  PmrResource<alloy::NullAllocator> none;
+  CHECK_THROWS_AS((void)none.allocate(8), std::bad_alloc);
+  Heap heap;
+  heap.fail_after(0);
+  PmrResource<alloy::Ref<Heap>> failing(heap);
+  CHECK_THROWS_AS((void)failing.allocate(8), alloy::bad_alloc);
+}
+
+TEST_CASE("PmrResource: is_equal") {
+  PmrResource<alloy::Mallocator> a, b;
+  CHECK(a.is_equal(b));  // stateless: either frees the other's memory
+  CHECK(a == b);
+  Heap h1, h2;
+  PmrResource<alloy::Ref<Heap>> r1(h1), r1b(h1), r2(h2);
+  CHECK(r1.is_equal(r1b));
+  CHECK(!r1.is_equal(r2));
+  CHECK(!r1.is_equal(a));
+  CHECK(!a.is_equal(*std::pmr::new_delete_resource()));
+  PmrResource<alloy::Region<alloy::Mallocator>> region(4096);  // not comparable: only itself
+  CHECK(region.is_equal(region));
+  CHECK(region.stack().available() >= 4096);
+}
+
+TEST_CASE("PmrResource: a monotonic Region behind std::pmr") {
+  PmrResource<alloy::Region<alloy::Mallocator>> res(1 << 16);
+  std::pmr::vector<int> v(&res);
+  v.reserve(100);
+  for (int i = 0; i < 100; ++i) v.push_back(i);
+  CHECK(v[50] == 50);
+  CHECK_THROWS_AS(v.reserve(1 << 20), std::bad_alloc);  // the region is finite
+}

@@ -1,0 +1,165 @@
+#include <alloy/adapters/stl_allocator.hpp>
+#include <alloy/adapters/any_allocator.hpp>
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/null_allocator.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/region.hpp>
+
+#include <list>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/test_allocators.hpp"
+
+using alloy::StlAllocator;
+template <class T>
+using MallocAlloc = StlAllocator<T, alloy::Mallocator>;
+using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned>;
+
+// allocator_traits sees what it should.
+using MT = std::allocator_traits<MallocAlloc<int>>;
+static_assert(MT::is_always_equal::value);
+static_assert(std::is_empty_v<MallocAlloc<int>>);
+static_assert(std::is_same_v<MT::rebind_alloc<double>, MallocAlloc<double>>);
+static_assert(std::is_nothrow_default_constructible_v<MallocAlloc<int>>);
+using HT = std::allocator_traits<StlAllocator<int, Heap>>;
+static_assert(!HT::is_always_equal::value);
+static_assert(HT::propagate_on_container_move_assignment::value && HT::propagate_on_container_swap::value);
+static_assert(sizeof(StlAllocator<int, Heap>) == sizeof(void*));
+static_assert(!std::is_default_constructible_v<StlAllocator<int, Heap>>);
+
+TEST_CASE("StlAllocator: vector, map, string, list over a stateless stack") {
+  std::vector<int, MallocAlloc<int>> v;
+  for (int i = 0; i < 10000; ++i) v.push_back(i);
+  CHECK(v[9999] == 9999);
+  std::map<int, std::string, std::less<>, MallocAlloc<std::pair<const int, std::string>>> m;
+  for (int i = 0; i < 500; ++i) m.emplace(i, std::to_string(i));
+  CHECK(m.at(321) == "321");
+  using Str = std::basic_string<char, std::char_traits<char>, MallocAlloc<char>>;
+  Str s;
+  for (int i = 0; i < 200; ++i) s += "abc";
+  CHECK(s.size() == 600);
+  std::list<Str, MallocAlloc<Str>> l(3, Str("a long enough string to live on the heap, not inline"));
+  CHECK(l.back().size() == 52);
+  CHECK(MallocAlloc<int>() == MallocAlloc<double>());
+}
+
+TEST_CASE("StlAllocator: a stateful stack is shared by pointer, gets back exactly what it gave") {
+  Heap heap, other;
+  {
+    StlAllocator<int, Heap> a(heap);
+    std::vector<int, StlAllocator<int, Heap>> v(a);
+    for (int i = 0; i < 1000; ++i) v.push_back(i);
+    CHECK(heap.live_blocks() == 1);
+    std::map<int, int, std::less<>, StlAllocator<std::pair<const int, int>, Heap>> m(a);
+    for (int i = 0; i < 100; ++i) m[i] = i;
+    CHECK(heap.live_blocks() == 101);
+    using Str = std::basic_string<char, std::char_traits<char>, StlAllocator<char, Heap>>;
+    Str s("a string that certainly does not fit the small buffer", a);
+    CHECK(heap.live_blocks() == 102);
+    CHECK(a == StlAllocator<double, Heap>(heap));
+    CHECK(a != StlAllocator<int, Heap>(other));
+    // Move assignment propagates the allocator: the memory moves with it, nothing is copied into `other`.
+    std::vector<int, StlAllocator<int, Heap>> w{StlAllocator<int, Heap>(other)};
+    w = std::move(v);
+    CHECK(w.get_allocator() == a);
+    CHECK(other.live_blocks() == 0);
+  }
+  CHECK(heap.live_blocks() == 0);  // CheckedHeap fails the test on a wrong size or a foreign block
+}
+
+TEST_CASE("StlAllocator: allocate_shared") {
+  Heap heap;
+  {
+    auto p = std::allocate_shared<std::string>(StlAllocator<std::string, Heap>(heap), 100, 'x');
+    CHECK(p->size() == 100);
+    CHECK(heap.live_blocks() == 1);  // control block and object in one (the string's buffer is std::allocator's)
+    auto q = std::allocate_shared<int>(MallocAlloc<int>(), 7);
+    CHECK(*q == 7);
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
+struct alignas(256) Wide {
+  unsigned char bytes[256];
+};
+
+TEST_CASE("StlAllocator: over-aligned T through aligned_allocate") {
+  std::vector<Wide, StlAllocator<Wide, alloy::AlignedMallocator>> v(5);
+  CHECK(alloy::is_aligned(v.data(), 256));
+  Heap heap;
+  {
+    std::vector<Wide, StlAllocator<Wide, Heap>> w(3, Wide{}, StlAllocator<Wide, Heap>(heap));
+    CHECK(alloy::is_aligned(w.data(), 256));
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
+TEST_CASE("StlAllocator: failure throws alloy::bad_alloc, a std::bad_alloc") {
+  StlAllocator<int, alloy::NullAllocator> none;
+  CHECK_THROWS_AS((void)none.allocate(1), alloy::bad_alloc);
+  CHECK_THROWS_AS((void)MallocAlloc<int>().allocate(SIZE_MAX / 2), std::bad_alloc);  // n * sizeof(T) overflows
+  CHECK(MallocAlloc<int>().allocate(0) == nullptr);
+  Heap heap;
+  heap.fail_after(2);
+  std::vector<int, StlAllocator<int, Heap>> v{StlAllocator<int, Heap>(heap)};
+  CHECK_THROWS_AS(
+      [&] {
+        for (int i = 0; i < 100; ++i) v.push_back(i);
+      }(),
+      std::bad_alloc);
+  CHECK(v.size() == 2);  // strong guarantee of push_back: what was there stays
+}
+
+TEST_CASE("StlAllocator: a Region (no deallocate) and a Ref") {
+  alloy::Region<alloy::Mallocator> region(1 << 16);
+  {
+    std::vector<int, StlAllocator<int, decltype(region)>> v{StlAllocator<int, decltype(region)>(region)};
+    for (int i = 0; i < 1000; ++i) v.push_back(i);
+    CHECK(v[999] == 999);
+  }
+  alloy::Mallocator m;
+  alloy::Ref<alloy::Mallocator> r(m);
+  std::vector<int, StlAllocator<int, alloy::Ref<alloy::Mallocator>>> v({1, 2, 3}, r);
+  CHECK(v.size() == 3);
+}
+
+TEST_CASE("StlAllocator: over an AnyAllocator chosen at run time") {
+  for (int pick = 0; pick < 2; ++pick) {
+    alloy::AnyAllocator any = pick ? alloy::AnyAllocator(alloy::Mallocator{}) : alloy::AnyAllocator(alloy::AlignedMallocator{});
+    std::vector<double, StlAllocator<double, alloy::AnyAllocator>> v({1.0, 2.0}, any);
+    v.resize(1000, 3.0);
+    CHECK(v.back() == 3.0);
+    CHECK(alloy::is_aligned(v.data(), alignof(double)));
+  }
+}
+
+// Randomized: many containers of random sizes; CheckedHeap verifies every Block given back.
+TEST_CASE("StlAllocator: randomized container churn (exact blocks)") {
+  Heap heap;
+  std::uint64_t x = 88172645463325252ull;
+  auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+  {
+    using A = StlAllocator<std::uint64_t, Heap>;
+    std::vector<std::vector<std::uint64_t, A>> vs;
+    for (int i = 0; i < 64; ++i) vs.emplace_back(A(heap));
+    for (int op = 0; op < 200000; ++op) {
+      auto& v = vs[next() % vs.size()];
+      switch (next() % 4) {
+        case 0: case 1: v.push_back(op); break;
+        case 2: if (!v.empty()) v.pop_back(); break;
+        case 3: if (next() % 16 == 0) { v.clear(); v.shrink_to_fit(); } break;
+      }
+    }
+    for (auto& v : vs)
+      for (std::size_t i = 1; i < v.size(); ++i) CHECK_MESSAGE(v[i] > v[i - 1], "contents survive reallocation");
+  }
+  CHECK(heap.live_blocks() == 0);
+}

@@ -1,0 +1,104 @@
+#pragma once
+/// \file alloy/detail/bitmap.hpp
+/// Word-level bit operations for the BitmappedBlock family: one bit per block, bit j of word i is block 64 i + j
+/// (least significant bit first), a set bit means "allocated". Internal: no API promise.
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+namespace alloy::detail::bitmap {
+
+inline constexpr std::size_t npos = SIZE_MAX;
+inline constexpr std::uint64_t all_ones = ~std::uint64_t{0};
+
+/// n bits (1..64) starting at bit lo (lo + n <= 64).
+constexpr std::uint64_t mask(unsigned lo, unsigned n) noexcept {
+  return (n >= 64 ? all_ones : ((std::uint64_t{1} << n) - 1)) << lo;
+}
+
+/// Lowest j such that bits j .. j + k - 1 of `x` are all set (1 <= k <= 64), or 64 when there is none.
+/// log2(k) shift-and steps (each step doubles the run length that a set bit certifies).
+constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {
+  unsigned len = 1;
+  while (len < k && x) {
+    const unsigned s = len < k - len ? len : k - len;
+    x &= x >> s;
+    len += s;
+  }
+  return x ? static_cast<unsigned>(std::countr_zero(x)) : 64u;
+}
+
+/// Length of the longest run of set bits in x.
+constexpr unsigned longest_run(std::uint64_t x) noexcept {
+  unsigned n = 0;
+  while (x) {
+    x &= x >> 1;
+    ++n;
+  }
+  return n;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Ranges over a plain word array (single-threaded).
+
+/// Sets bits [i, i + k).
+inline void set_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
+  std::size_t wi = i / 64;
+  unsigned b = static_cast<unsigned>(i % 64);
+  while (k) {
+    const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
+    w[wi] |= mask(b, n);
+    k -= n;
+    ++wi;
+    b = 0;
+  }
+}
+/// Clears bits [i, i + k).
+inline void clear_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
+  std::size_t wi = i / 64;
+  unsigned b = static_cast<unsigned>(i % 64);
+  while (k) {
+    const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
+    w[wi] &= ~mask(b, n);
+    k -= n;
+    ++wi;
+    b = 0;
+  }
+}
+/// Whether bits [i, i + k) are all set (want = true) or all clear (want = false).
+inline bool range_is(const std::uint64_t* w, std::size_t i, std::size_t k, bool want) noexcept {
+  std::size_t wi = i / 64;
+  unsigned b = static_cast<unsigned>(i % 64);
+  while (k) {
+    const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
+    const std::uint64_t m = mask(b, n);
+    if ((w[wi] & m) != (want ? m : 0)) return false;
+    k -= n;
+    ++wi;
+    b = 0;
+  }
+  return true;
+}
+inline bool test(const std::uint64_t* w, std::size_t i) noexcept { return (w[i / 64] >> (i % 64)) & 1u; }
+
+/// Index of the last set bit at or before i in w, or npos.
+inline std::size_t find_set_backward(const std::uint64_t* w, std::size_t i) noexcept {
+  std::size_t wi = i / 64;
+  const unsigned b = static_cast<unsigned>(i % 64);
+  std::uint64_t x = w[wi] & (b == 63 ? all_ones : ((std::uint64_t{2} << b) - 1));
+  for (;;) {
+    if (x) return wi * 64 + 63 - static_cast<unsigned>(std::countl_zero(x));
+    if (wi == 0) return npos;
+    x = w[--wi];
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Atomic access to plain words (SharedBitmappedBlock): std::atomic_ref, so the same storage serves both.
+
+inline std::uint64_t load_relaxed(std::uint64_t& w) noexcept {
+  return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed);
+}
+
+}  // namespace alloy::detail::bitmap

@@ -1,0 +1,855 @@
+#pragma once
+/// \file alloy/detail/bitmapped_block_impl.hpp
+/// The one implementation behind BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers
+/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include <alloy/common.hpp>
+#include <alloy/detail/bitmap.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/null_allocator.hpp>
+
+namespace alloy::detail {
+
+// The block size: a constant, or a member when it is chosen at run time (empty base when static).
+template <std::size_t BlockSize>
+struct BlockSizeStore {
+  static constexpr std::size_t block_size() noexcept { return BlockSize; }
+  constexpr void set_block_size(std::size_t) noexcept {}
+};
+template <>
+struct BlockSizeStore<choose_at_runtime> {
+  std::size_t bs_ = 0;
+  [[nodiscard]] std::size_t block_size() const noexcept { return bs_; }
+  void set_block_size(std::size_t s) noexcept { bs_ = s; }
+};
+
+// A small per-thread slot number: SharedBitmappedBlock starts each thread's single-block search at a different
+// word, so that threads do not all CAS the same cache line.
+inline std::size_t bitmapped_thread_slot() noexcept {
+  static std::atomic<std::size_t> next{0};
+  thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+struct BitmappedThreadHint {
+  const void* owner = nullptr;
+  std::size_t word = 0;
+};
+inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
+  thread_local BitmappedThreadHint h;
+  return h;
+}
+
+template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
+          bool Starts>
+class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
+  static_assert(is_power_of_two(Alignment),
+                "BitmappedBlock: Alignment must be a power of two (e.g. 16 = platform_alignment, 64, 4096)");
+  static_assert(BlockSize > 0, "BitmappedBlock: BlockSize must be positive (or choose_at_runtime)");
+  static_assert(BlockSize == choose_at_runtime || BlockSize % Alignment == 0,
+                "BitmappedBlock: BlockSize must be a multiple of Alignment, so that every block is aligned; "
+                "raise BlockSize or lower Alignment");
+  static_assert(allocator<Parent>, "BitmappedBlock: Parent must be an alloy::allocator (NullAllocator for a span)");
+  static_assert(!host_accessible<Parent> || Parent::alignment >= alignof(std::uint64_t),
+                "BitmappedBlock: the bitmap is stored at the start of the parent's memory, so the parent's alignment "
+                "must be at least 8");
+  static_assert(host_accessible<Parent> || (allocator<Bookkeeping> && has_deallocate<Bookkeeping> &&
+                                            host_accessible<Bookkeeping> && std::is_empty_v<Bookkeeping>),
+                "BitmappedBlock over device memory keeps its bitmap in host memory from Bookkeeping, which must be a "
+                "stateless, host-accessible allocator with deallocate (Mallocator)");
+  static_assert(!(Starts && Shared), "internal: no shared variant with internal pointers");
+
+  using Sizes = BlockSizeStore<BlockSize>;
+  static constexpr bool multi = M == Multiblock::yes;
+  static constexpr bool in_band = host_accessible<Parent>;
+  static constexpr bool has_parent = !std::is_same_v<Parent, NullAllocator>;
+  static constexpr std::size_t maps = Starts ? 2 : 1;  // control bitmap (+ start bitmap)
+  static constexpr std::size_t npos = bitmap::npos;
+  static constexpr std::uint64_t all_ones = bitmap::all_ones;
+
+ public:
+  static constexpr std::size_t alignment = Alignment;
+  static constexpr MemorySpace memory_space = memory_space_of<Parent>();
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Construction
+
+  /// No memory: every allocation fails.
+  BitmappedBlockImpl() noexcept requires(BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
+  = default;
+
+  /// Over a caller's memory, which the block never frees: D's layout (bitmap first, payload after, aligned).
+  explicit BitmappedBlockImpl(std::span<std::byte> mem) noexcept
+    requires(BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
+  {
+    init_span(mem);
+  }
+  BitmappedBlockImpl(std::span<std::byte> mem, std::size_t block_size) noexcept
+    requires(BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
+  {
+    if (set_runtime_block_size(block_size)) init_span(mem);
+  }
+  /// Draws ceil(capacity / block_size) blocks from the parent (one allocation of bitmap + payload on the host).
+  explicit BitmappedBlockImpl(std::size_t capacity) noexcept
+    requires(has_parent && BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
+  {
+    init_capacity(capacity);
+  }
+  BitmappedBlockImpl(std::size_t capacity, std::size_t block_size) noexcept
+    requires(has_parent && BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
+  {
+    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+  }
+  BitmappedBlockImpl(Parent parent, std::size_t capacity) noexcept
+    requires(has_parent && BlockSize != choose_at_runtime)
+      : parent_(std::move(parent)) {
+    init_capacity(capacity);
+  }
+  BitmappedBlockImpl(Parent parent, std::size_t capacity, std::size_t block_size) noexcept
+    requires(has_parent && BlockSize == choose_at_runtime)
+      : parent_(std::move(parent)) {
+    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+  }
+
+  BitmappedBlockImpl(const BitmappedBlockImpl&) = delete;
+  BitmappedBlockImpl& operator=(const BitmappedBlockImpl&) = delete;
+  /// Moving transfers the memory; the source is left with none. Not while another thread uses the source.
+  BitmappedBlockImpl(BitmappedBlockImpl&& o) noexcept
+      : Sizes(static_cast<const Sizes&>(o)), parent_(std::move(o.parent_)) {
+    take(o);
+  }
+  BitmappedBlockImpl& operator=(BitmappedBlockImpl&& o) noexcept {
+    if (this != &o) {
+      release();
+      static_cast<Sizes&>(*this) = static_cast<const Sizes&>(o);
+      parent_ = std::move(o.parent_);
+      take(o);
+    }
+    return *this;
+  }
+  ~BitmappedBlockImpl() { release(); }
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Queries
+
+  using Sizes::block_size;
+  /// Number of blocks managed.
+  [[nodiscard]] std::size_t block_count() const noexcept { return blocks_; }
+  /// The first byte of block 0 (blocks are contiguous from there).
+  [[nodiscard]] void* payload() const noexcept { return payload_; }
+  /// The parent (by reference: for a stateful parent, the one held here).
+  [[nodiscard]] Parent& parent() noexcept { return parent_; }
+
+  /// Bytes reserved for a request of n: n rounded up to a multiple of the block size; 0 if that overflows.
+  [[nodiscard]] std::size_t good_alloc_size(std::size_t n) noexcept {
+    std::size_t r = 0;
+    return round_up_to_multiple_checked(n, bs(), r) ? r : 0;
+  }
+
+  /// Whether b lies inside this block's payload (D's rule: an interior slice counts). Never unknown.
+  [[nodiscard]] Ternary owns(Block b) noexcept {
+    return to_ternary(b && block_within(b, payload_, payload_bytes()));
+  }
+
+  [[nodiscard]] Ternary empty() noexcept {
+    if (words_ == 0) return Ternary::yes;
+    for (std::size_t i = 0; i + 1 < words_; ++i)
+      if (load(i) != 0) return Ternary::no;
+    return to_ternary(load(words_ - 1) == pad_mask());
+  }
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Allocation
+
+  Block allocate(std::size_t n) noexcept {
+    if constexpr (!multi) {
+      if (n - 1 >= bs()) return {};  // n == 0 or n > block size
+      const std::size_t i = alloc1();
+      if (i == npos) return {};
+      return {payload_ + i * bs(), n};
+    } else {
+      const std::size_t k = blocks_for(n);
+      if (k - 1 >= blocks_) return {};  // n == 0, or more blocks than exist
+      std::size_t i;
+      if (k == 1) {
+        i = alloc1();
+      } else {
+        Guard g(this);
+        i = alloc_blocks(k);
+      }
+      if (i == npos) return {};
+      return {payload_ + i * bs(), n};
+    }
+  }
+
+  /// Like allocate, but only from blocks never allocated before (a cursor that only grows; deallocate_all does not
+  /// reset it, as in D).
+  Block allocate_fresh(std::size_t n) noexcept requires multi {
+    const std::size_t k = blocks_for(n);
+    if (k - 1 >= blocks_) return {};
+    Guard g(this);
+    const std::size_t f = load_fresh();
+    if (k > blocks_ - f) return {};
+    if (!claim(f, k)) return {};
+    raise_fresh(f + k);
+    after_claim(f, k);
+    if constexpr (Starts) mark_start(f, k);
+    return {payload_ + f * bs(), n};
+  }
+
+  /// n bytes at an address aligned to a (a power of two). Above `alignment` (multiblock): allocates
+  /// n + a - alignment bytes, then gives back the whole blocks before and after the aligned part (D's method).
+  Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
+    if (!is_power_of_two(a)) return {};
+    if (a <= Alignment) return allocate(n);
+    if (n == 0) return {};
+    if constexpr (!multi) {
+      if (n > bs()) return {};
+      return alloc1_aligned(n, a);
+    } else {
+      std::size_t m = 0;
+      if (!add_checked(n, a - Alignment, m)) return {};
+      const std::size_t k = blocks_for(m);
+      if (k - 1 >= blocks_) return {};
+      Guard g(this);
+      const std::size_t i = k == 1 ? alloc1() : alloc_blocks(k);
+      if (i == npos) return {};
+      std::byte* const start = payload_ + i * bs();
+      std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));
+      const std::size_t lead = static_cast<std::size_t>(res - start) / bs();
+      const std::size_t used_end = divide_round_up(static_cast<std::size_t>(res - payload_) + n, bs());
+      if (lead) release_range(i, lead);
+      if (i + k > used_end) release_range(used_end, i + k - used_end);
+      if constexpr (Starts) mark_start(i + lead, used_end - i - lead);
+      return {res, n};
+    }
+  }
+
+  /// When nothing is allocated: every block in one Block of block_count() * block_size() bytes.
+  Block allocate_all() noexcept requires multi {
+    Guard g(this);
+    if (blocks_ == 0 || empty() != Ternary::yes) return {};
+    if (!claim(0, blocks_)) return {};
+    raise_fresh(blocks_);
+    start_ = words_;
+    if constexpr (Starts) mark_start(0, blocks_);
+    return {payload_, payload_bytes()};
+  }
+
+  /// Grows b in place into the blocks that follow it, when they are free.
+  bool expand(Block& b, std::size_t delta) noexcept {
+    if (delta == 0) return true;
+    if (!b) return false;
+    if (!check_owned(b)) return false;
+    const std::size_t off = offset_of(b.ptr);
+    std::size_t new_end = 0;
+    if (!add_checked(off + b.size, delta, new_end) || new_end > payload_bytes()) return false;
+    if constexpr (!multi) {
+      if (new_end > (off / bs() + 1) * bs()) return false;
+      b.size += delta;
+      return true;
+    } else {
+      const std::size_t old_blk = divide_round_up(off + b.size, bs()), new_blk = divide_round_up(new_end, bs());
+      if (new_blk > old_blk) {
+        Guard g(this);
+        if (!range_free(old_blk, new_blk - old_blk) || !claim(old_blk, new_blk - old_blk)) return false;
+        raise_fresh(new_blk);
+        after_claim(old_blk, new_blk - old_blk);
+        if constexpr (Starts) clear_starts(old_blk, new_blk - old_blk);
+      }
+      b.size += delta;
+      return true;
+    }
+  }
+
+  /// Resizes b: shrinks in place (giving back trailing blocks), grows in place when the following blocks are free,
+  /// else allocates, copies (through the parent's copy on device memory) and frees. On failure b is unchanged.
+  bool reallocate(Block& b, std::size_t n) noexcept requires(host_accessible<Parent> || has_copy<Parent>) {
+    if (!b) {
+      if (n == 0) return true;
+      Block nb = allocate(n);
+      if (!nb) return false;
+      b = nb;
+      return true;
+    }
+    if (n == 0) {
+      if (!deallocate(b)) return false;
+      b = {};
+      return true;
+    }
+    if (n == b.size) return true;
+    if (!check_owned(b)) return false;
+    if (n < b.size) {
+      shrink(b, n);
+      return true;
+    }
+    if (expand(b, n - b.size)) return true;
+    return move_to(b, allocate(n));
+  }
+
+  /// reallocate that keeps b aligned to a: in place when b is already aligned to a and the space allows it.
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) noexcept
+    requires(host_accessible<Parent> || has_copy<Parent>)
+  {
+    if (!is_power_of_two(a)) return false;
+    if (!b) {
+      if (n == 0) return true;
+      Block nb = aligned_allocate(n, a);
+      if (!nb) return false;
+      b = nb;
+      return true;
+    }
+    if (n == 0) {
+      if (!deallocate(b)) return false;
+      b = {};
+      return true;
+    }
+    if (!check_owned(b)) return false;
+    if (is_aligned(b.ptr, a)) {
+      if (n <= b.size) {
+        if (n < b.size) shrink(b, n);
+        return true;
+      }
+      if (expand(b, n - b.size)) return true;
+    }
+    return move_to(b, aligned_allocate(n, a));
+  }
+
+  bool deallocate(Block b) noexcept {
+    if (!b) return true;
+    if (!check_owned(b)) return false;
+    const std::size_t off = offset_of(b.ptr);
+    const std::size_t i = off / bs();
+    if constexpr (!multi) {
+      release1(i);
+    } else {
+      const std::size_t k = b.size ? divide_round_up(off + b.size, bs()) - i : 1;
+      if (k == 1) {
+        release1(i);
+      } else {
+        release_range(i, k);
+      }
+    }
+    return true;
+  }
+
+  /// Frees every block. Not concurrently with other calls.
+  bool deallocate_all() noexcept {
+    Guard g(this);
+    for (std::size_t i = 0; i < words_; ++i) store(i, 0);
+    if (words_) store(words_ - 1, pad_mask());
+    start_ = 0;
+    return true;
+  }
+
+  /// The live allocation that contains p (BitmappedBlockWithInternalPointers): yes and its blocks in `result`;
+  /// no for a pointer outside the payload or inside a free block (result unchanged).
+  Ternary resolve_internal_pointer(const void* p, Block& result) noexcept requires Starts {
+    if (!payload_ || address_of(p) < address_of(payload_) || address_of(p) - address_of(payload_) >= payload_bytes())
+      return Ternary::no;
+    const std::size_t blk = (address_of(p) - address_of(payload_)) / bs();
+    if (!bitmap::test(bits_, blk)) return Ternary::no;
+    const std::uint64_t* st = starts();
+    const std::size_t s = bitmap::find_set_backward(st, blk);
+    ALLOY_ASSERT(s != npos, "BitmappedBlockWithInternalPointers: corrupt start bitmap");
+    if (s == npos) return Ternary::no;
+    // The allocation ends at the next start bit or the next free block.
+    std::size_t e = blk + 1;
+    while (e < blocks_) {
+      const std::size_t wi = e / 64;
+      const unsigned b = static_cast<unsigned>(e % 64);
+      const std::uint64_t stop = (st[wi] | ~bits_[wi]) & (all_ones << b);
+      if (stop) {
+        e = wi * 64 + static_cast<unsigned>(std::countr_zero(stop));
+        break;
+      }
+      e = (wi + 1) * 64;
+    }
+    if (e > blocks_) e = blocks_;
+    result = {payload_ + s * bs(), (e - s) * bs()};
+    return Ternary::yes;
+  }
+
+  /// Copies within or into this block's memory through the parent (device parents).
+  bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept requires has_copy<Parent> {
+    return parent_.copy(dst, src, n, s);
+  }
+
+ private:
+  // ----------------------------------------------------------------------------------------------------------
+  // State: bits_ (control bitmap, then the start bitmap when Starts), payload_, counts, hints, owned memory.
+  [[no_unique_address]] Parent parent_{};
+  std::uint64_t* bits_ = nullptr;
+  std::byte* payload_ = nullptr;
+  std::size_t blocks_ = 0;
+  std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
+  std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
+  std::size_t fresh_ = 0;  // blocks at and after it were never allocated
+  Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
+  mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Layout
+
+  [[nodiscard]] std::size_t bs() const noexcept { return Sizes::block_size(); }
+  [[nodiscard]] std::size_t payload_bytes() const noexcept { return blocks_ * bs(); }
+  [[nodiscard]] std::size_t offset_of(const void* p) const noexcept {
+    return static_cast<std::size_t>(address_of(p) - address_of(payload_));
+  }
+  [[nodiscard]] std::uint64_t pad_mask() const noexcept {
+    const unsigned r = static_cast<unsigned>(blocks_ % 64);
+    return r ? ~bitmap::mask(0, r) : 0;
+  }
+  std::uint64_t* starts() const noexcept { return bits_ + words_; }
+
+  [[nodiscard]] std::size_t blocks_for(std::size_t n) const noexcept { return n / bs() + (n % bs() != 0); }
+
+  bool set_runtime_block_size(std::size_t s) noexcept {
+    ALLOY_ASSERT(s > 0 && s % Alignment == 0, "BitmappedBlock: the block size must be a positive multiple of Alignment");
+    if (s == 0 || s % Alignment != 0) return false;
+    Sizes::set_block_size(s);
+    return true;
+  }
+
+  // Bitmap words needed for n blocks (control, and start bits when Starts).
+  static std::size_t words_for(std::size_t n) noexcept { return divide_round_up(n, 64); }
+
+  void init_bits() noexcept {
+    words_ = words_for(blocks_);
+    std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
+    if (words_) bits_[words_ - 1] = pad_mask();
+    start_ = 0;
+    fresh_ = 0;
+  }
+
+  // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
+  void init_span(std::span<std::byte> mem) noexcept {
+    if constexpr (!in_band) {
+      // Device memory: the bitmap lives on the host; the span is payload only.
+      const std::uintptr_t base = address_of(mem.data()), start = align_up(base, Alignment);
+      if (!mem.data() || start < base || start - base > mem.size()) return;
+      const std::size_t n = (mem.size() - (start - base)) / bs();
+      if (!alloc_out_of_band_bits(n)) return;
+      payload_ = static_cast<std::byte*>(to_pointer(start));
+      blocks_ = n;
+      init_bits();
+    } else {
+      if (!mem.data()) return;
+      const std::uintptr_t base0 = address_of(mem.data()), base = align_up(base0, alignof(std::uint64_t));
+      if (base - base0 > mem.size()) return;
+      const std::size_t len = mem.size() - (base - base0);
+      const std::size_t per = 8 * bs() + maps;  // bits per block, bitmap included
+      std::size_t n = (len / per) * 8 + (len % per) * 8 / per;
+      auto fits = [&](std::size_t c, std::uintptr_t& pay) {
+        const std::size_t words = words_for(c) * maps;
+        const std::uintptr_t p = align_up(base + words * sizeof(std::uint64_t), Alignment);
+        if (p < base) return false;
+        std::size_t need = 0;
+        if (!mul_checked(c, bs(), need) || !add_checked(need, p - base, need)) return false;
+        pay = p;
+        return need <= len;
+      };
+      std::uintptr_t pay = 0;
+      while (n && !fits(n, pay)) --n;
+      if (n == 0) return;
+      bits_ = reinterpret_cast<std::uint64_t*>(to_pointer(base));
+      payload_ = static_cast<std::byte*>(to_pointer(pay));
+      blocks_ = n;
+      init_bits();
+    }
+  }
+
+  void init_capacity(std::size_t capacity) noexcept {
+    const std::size_t n = blocks_for(capacity);
+    if (n == 0) return;
+    std::size_t payload_len = 0;
+    if (!mul_checked(n, bs(), payload_len)) return;
+    if constexpr (in_band) {
+      // D's totalAllocation: bitmap words, the worst-case slack to reach Alignment, then the blocks.
+      const std::size_t bitmap_bytes = words_for(n) * maps * sizeof(std::uint64_t);
+      const std::size_t initial =
+          std::min<std::size_t>(Parent::alignment, std::size_t{1} << std::min(31, std::countr_zero(bitmap_bytes)));
+      const std::size_t slack = Alignment <= initial ? 0 : Alignment - initial;
+      std::size_t total = 0;
+      if (!add_checked(bitmap_bytes, slack, total) || !add_checked(total, payload_len, total)) return;
+      Block m = parent_.allocate(total);
+      if (!m) return;
+      mem_ = m;
+      bits_ = static_cast<std::uint64_t*>(m.ptr);
+      payload_ = static_cast<std::byte*>(align_up(static_cast<void*>(static_cast<std::byte*>(m.ptr) + bitmap_bytes),
+                                                  Alignment));
+      blocks_ = n;
+      init_bits();
+    } else {
+      Block m{};
+      if constexpr (Alignment > Parent::alignment && has_aligned_allocate<Parent>) {
+        m = parent_.aligned_allocate(payload_len, Alignment);
+      } else {
+        std::size_t total = payload_len;
+        if (Alignment > Parent::alignment && !add_checked(total, Alignment - Parent::alignment, total)) return;
+        m = parent_.allocate(total);
+      }
+      if (!m) return;
+      if (!alloc_out_of_band_bits(n)) {
+        if constexpr (has_deallocate<Parent>) parent_.deallocate(m);
+        return;
+      }
+      mem_ = m;
+      payload_ = static_cast<std::byte*>(align_up(m.ptr, Alignment));  // address arithmetic only: never touched
+      blocks_ = n;
+      init_bits();
+    }
+  }
+
+  bool alloc_out_of_band_bits(std::size_t n) noexcept {
+    if (n == 0) return false;
+    const std::size_t bytes = words_for(n) * maps * sizeof(std::uint64_t);
+    Block b = Bookkeeping{}.allocate(bytes);
+    if (!b) return false;
+    ALLOY_ASSERT(is_aligned(b.ptr, alignof(std::uint64_t)), "BitmappedBlock: misaligned bookkeeping memory");
+    bits_ = static_cast<std::uint64_t*>(b.ptr);
+    return true;
+  }
+
+  void release() noexcept {
+    if constexpr (!in_band) {
+      if (bits_) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
+    }
+    if constexpr (has_deallocate<Parent>) {
+      if (mem_) parent_.deallocate(mem_);
+    }
+    bits_ = nullptr;
+    payload_ = nullptr;
+    blocks_ = words_ = start_ = fresh_ = 0;
+    mem_ = {};
+  }
+  void take(BitmappedBlockImpl& o) noexcept {
+    bits_ = std::exchange(o.bits_, nullptr);
+    payload_ = std::exchange(o.payload_, nullptr);
+    blocks_ = std::exchange(o.blocks_, 0);
+    words_ = std::exchange(o.words_, 0);
+    start_ = std::exchange(o.start_, 0);
+    fresh_ = std::exchange(o.fresh_, 0);
+    mem_ = std::exchange(o.mem_, Block{});
+  }
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Word access: plain for the single-threaded blocks, std::atomic_ref for SharedBitmappedBlock.
+
+  [[nodiscard]] std::uint64_t load(std::size_t i) const noexcept {
+    if constexpr (Shared) return bitmap::load_relaxed(bits_[i]);
+    else return bits_[i];
+  }
+  void store(std::size_t i, std::uint64_t v) noexcept {
+    if constexpr (Shared) std::atomic_ref<std::uint64_t>(bits_[i]).store(v, std::memory_order_release);
+    else bits_[i] = v;
+  }
+  [[nodiscard]] std::size_t load_fresh() const noexcept {
+    if constexpr (Shared) return std::atomic_ref<std::size_t>(const_cast<std::size_t&>(fresh_)).load(std::memory_order_relaxed);
+    else return fresh_;
+  }
+  void raise_fresh(std::size_t v) noexcept {
+    if constexpr (!multi) {
+      (void)v;
+    } else if constexpr (Shared) {
+      std::atomic_ref<std::size_t> f(fresh_);
+      std::size_t cur = f.load(std::memory_order_relaxed);
+      while (cur < v && !f.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+      }
+    } else {
+      if (v > fresh_) fresh_ = v;
+    }
+  }
+
+  // Multiblock operations of SharedBitmappedBlock hold a spin lock; single-block allocate/deallocate never do.
+  struct Guard {
+    const BitmappedBlockImpl* self;
+    explicit Guard(const BitmappedBlockImpl* s) noexcept : self(s) {
+      if constexpr (Shared) {
+        std::atomic_ref<std::uint32_t> l(self->lock_);
+        while (l.exchange(1, std::memory_order_acquire))
+          while (l.load(std::memory_order_relaxed)) std::this_thread::yield();
+      }
+    }
+    ~Guard() {
+      if constexpr (Shared) std::atomic_ref<std::uint32_t>(self->lock_).store(0, std::memory_order_release);
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+  };
+
+  bool check_owned(Block b) const noexcept {
+    const bool ok = payload_ && block_within(b, payload_, payload_bytes()) && offset_of(b.ptr) < payload_bytes();
+    ALLOY_ASSERT(ok, "BitmappedBlock: this block did not come from this allocator");
+    return ok;
+  }
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Single block
+
+  std::size_t alloc1() noexcept {
+    if constexpr (Shared) {
+      if (words_ == 0) return npos;
+      BitmappedThreadHint& h = bitmapped_thread_hint();
+      std::size_t i = h.word;
+      if (h.owner != this || i >= words_) {
+        const std::size_t stride = std::max<std::size_t>(8, (words_ / 16) & ~std::size_t{7});
+        i = (bitmapped_thread_slot() * stride) % words_;
+        h.owner = this;
+      }
+      for (std::size_t c = 0; c < words_; ++c) {
+        std::atomic_ref<std::uint64_t> a(bits_[i]);
+        std::uint64_t w = a.load(std::memory_order_relaxed);
+        while (w != all_ones) {
+          const unsigned j = static_cast<unsigned>(std::countr_one(w));
+          if (a.compare_exchange_weak(w, w | (std::uint64_t{1} << j), std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+            h.word = i;
+            const std::size_t idx = i * 64 + j;
+            if constexpr (multi) {
+              if (idx >= load_fresh()) raise_fresh(idx + 1);
+            }
+            return idx;
+          }
+        }
+        if (++i == words_) i = 0;
+      }
+      return npos;
+    } else {
+      for (std::size_t i = start_; i < words_; ++i) {
+        std::uint64_t w = bits_[i];
+        if (w != all_ones) {
+          const unsigned j = static_cast<unsigned>(std::countr_one(w));
+          w |= std::uint64_t{1} << j;
+          bits_[i] = w;
+          start_ = i + (w == all_ones);
+          const std::size_t idx = i * 64 + j;
+          if constexpr (multi) {
+            if (idx >= fresh_) fresh_ = idx + 1;
+          }
+          if constexpr (Starts) mark_start(idx, 1);
+          return idx;
+        }
+      }
+      start_ = words_;
+      return npos;
+    }
+  }
+
+  void release1(std::size_t i) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    if constexpr (Shared) {
+      [[maybe_unused]] const std::uint64_t old =
+          std::atomic_ref<std::uint64_t>(bits_[i / 64]).fetch_and(~bit, std::memory_order_release);
+      ALLOY_ASSERT(old & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+    } else {
+      ALLOY_ASSERT(bits_[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+      bits_[i / 64] &= ~bit;
+      if (i / 64 < start_) start_ = i / 64;
+    }
+  }
+
+  // Multiblock::no aligned_allocate: the first free block in which an a-aligned address leaves room for n bytes.
+  Block alloc1_aligned(std::size_t n, std::size_t a) noexcept {
+    Guard g(this);
+    for (std::size_t i = Shared ? 0 : start_; i < words_; ++i) {
+      std::uint64_t free = ~load(i);
+      while (free) {
+        const unsigned j = static_cast<unsigned>(std::countr_zero(free));
+        free &= free - 1;
+        const std::size_t idx = i * 64 + j;
+        std::byte* const start = payload_ + idx * bs();
+        const std::uintptr_t res = align_up(address_of(start), a);
+        if (res - address_of(start) + n <= bs() && claim(idx, 1)) {
+          if (!Shared && i == start_ && bits_[i] == all_ones) advance_start();
+          return {to_pointer(res), n};
+        }
+      }
+    }
+    return {};
+  }
+
+  // ----------------------------------------------------------------------------------------------------------
+  // Multiblock (k >= 2, or any k for aligned_allocate): exact first fit. Shared: under the lock, claimed by CAS.
+
+  std::size_t alloc_blocks(std::size_t k) noexcept {
+    for (std::size_t from = Shared ? 0 : start_;;) {
+      const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
+      if (i == npos) return npos;
+      if (claim(i, k)) {
+        raise_fresh(i + k);
+        after_claim(i, k);
+        if constexpr (Starts) mark_start(i, k);
+        return i;
+      }
+      from = i / 64;  // a lock-free single-block allocation took a bit meanwhile: search again from there
+    }
+  }
+
+  std::size_t find1(std::size_t from) const noexcept {
+    for (std::size_t i = from; i < words_; ++i) {
+      const std::uint64_t w = load(i);
+      if (w != all_ones) return i * 64 + static_cast<unsigned>(std::countr_one(w));
+    }
+    return npos;
+  }
+
+  // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.
+  std::size_t find_small(std::size_t from, unsigned k) const noexcept {
+    for (std::size_t i = from; i < words_; ++i) {
+      const std::uint64_t w = load(i);
+      if (w == all_ones) continue;
+      const unsigned j = bitmap::find_run(~w, k);
+      if (j < 64) return i * 64 + j;
+      const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
+      if (tail && i + 1 < words_ && static_cast<unsigned>(std::countr_zero(load(i + 1))) >= k - tail)
+        return i * 64 + 64 - tail;
+    }
+    return npos;
+  }
+
+  // k > 64: a run that spans whole free words.
+  std::size_t find_huge(std::size_t from, std::size_t k) const noexcept {
+    std::size_t run = 0, run_start = 0;
+    for (std::size_t i = from; i < words_; ++i) {
+      const std::uint64_t w = load(i);
+      if (w == 0) {
+        if (run == 0) run_start = i * 64;
+        run += 64;
+        if (run >= k) return run_start;
+        continue;
+      }
+      if (run + static_cast<unsigned>(std::countr_zero(w)) >= k) return run_start;
+      const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
+      run = tail;
+      run_start = i * 64 + 64 - tail;
+    }
+    return npos;
+  }
+
+  bool range_free(std::size_t i, std::size_t k) const noexcept {
+    std::size_t wi = i / 64;
+    unsigned b = static_cast<unsigned>(i % 64);
+    while (k) {
+      const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
+      if (load(wi) & bitmap::mask(b, n)) return false;
+      k -= n;
+      ++wi;
+      b = 0;
+    }
+    return true;
+  }
+
+  // Sets bits [i, i + k). Single-threaded: the caller has checked they are free. Shared: word by word with CAS,
+  // undoing the words already taken when a word turns out to be taken (by a lock-free single-block allocation).
+  bool claim(std::size_t i, std::size_t k) noexcept {
+    if constexpr (!Shared) {
+      bitmap::set_range(bits_, i, k);
+      return true;
+    } else {
+      std::size_t wi = i / 64, left = k;
+      unsigned b = static_cast<unsigned>(i % 64);
+      while (left) {
+        const unsigned n = static_cast<unsigned>(left < 64 - b ? left : 64 - b);
+        const std::uint64_t m = bitmap::mask(b, n);
+        std::atomic_ref<std::uint64_t> a(bits_[wi]);
+        std::uint64_t w = a.load(std::memory_order_relaxed);
+        bool ok = true;
+        do {
+          if (w & m) {
+            ok = false;
+            break;
+          }
+        } while (!a.compare_exchange_weak(w, w | m, std::memory_order_acquire, std::memory_order_relaxed));
+        if (!ok) {
+          if (k - left) release_range(i, k - left);
+          return false;
+        }
+        left -= n;
+        ++wi;
+        b = 0;
+      }
+      return true;
+    }
+  }
+
+  void after_claim(std::size_t i, std::size_t k) noexcept {
+    if constexpr (!Shared) {
+      if (i / 64 <= start_ && start_ <= (i + k - 1) / 64) advance_start();
+    } else {
+      (void)i, (void)k;
+    }
+  }
+  void advance_start() noexcept {
+    while (start_ < words_ && bits_[start_] == all_ones) ++start_;
+  }
+
+  // Clears bits [i, i + k); in debug builds, checks they were all set (a double free otherwise).
+  void release_range(std::size_t i, std::size_t k) noexcept {
+    if constexpr (Shared) {
+      std::size_t wi = i / 64;
+      unsigned b = static_cast<unsigned>(i % 64);
+      while (k) {
+        const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
+        const std::uint64_t m = bitmap::mask(b, n);
+        [[maybe_unused]] const std::uint64_t old =
+            std::atomic_ref<std::uint64_t>(bits_[wi]).fetch_and(~m, std::memory_order_release);
+        ALLOY_ASSERT((old & m) == m, "BitmappedBlock::deallocate: double free (a block is not allocated)");
+        k -= n;
+        ++wi;
+        b = 0;
+      }
+    } else {
+      ALLOY_ASSERT(bitmap::range_is(bits_, i, k, true),
+                   "BitmappedBlock::deallocate: double free (a block is not allocated)");
+      bitmap::clear_range(bits_, i, k);
+      if (i / 64 < start_) start_ = i / 64;
+    }
+  }
+
+  void shrink(Block& b, std::size_t n) noexcept {
+    const std::size_t off = offset_of(b.ptr);
+    const std::size_t keep = divide_round_up(off + n, bs()), had = divide_round_up(off + b.size, bs());
+    if (had > keep) {
+      if constexpr (multi) {
+        Guard g(this);
+        release_range(keep, had - keep);
+      }
+    }
+    b.size = n;
+  }
+
+  bool move_to(Block& b, Block nb) noexcept {
+    if (!nb) return false;
+    if (!alloy::copy(parent_, nb.ptr, b.ptr, std::min(b.size, nb.size))) {
+      deallocate(nb);
+      return false;
+    }
+    deallocate(b);
+    b = nb;
+    return true;
+  }
+
+  // Start bits (BitmappedBlockWithInternalPointers): bit i set iff an allocation starts at block i.
+  void mark_start(std::size_t i, std::size_t k) noexcept {
+    if constexpr (Starts) {
+      std::uint64_t* st = starts();
+      st[i / 64] |= std::uint64_t{1} << (i % 64);
+      if (k > 1) bitmap::clear_range(st, i + 1, k - 1);
+    }
+  }
+  void clear_starts(std::size_t i, std::size_t k) noexcept {
+    if constexpr (Starts) bitmap::clear_range(starts(), i, k);
+  }
+};
+
+}  // namespace alloy::detail

@@ -1,0 +1,409 @@
+// BitmappedBlock: conformance, D's layout (facts measured with Phobos' own BitmappedBlock via ldc2), D's scenarios
+// (fill to exhaustion, multi-block expand, fresh allocation), the defects of D that alloy fixes, device parents.
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/ref.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+
+using alloy::AlignedMallocator;
+using alloy::BitmappedBlock;
+using alloy::Block;
+using alloy::choose_at_runtime;
+using alloy::Mallocator;
+using alloy::Multiblock;
+using alloy::NoAccessAllocator;
+using alloy::NullAllocator;
+using alloy::Ternary;
+
+// Capabilities: declared exactly where they make sense.
+using BB = BitmappedBlock<64>;
+using BBNo = BitmappedBlock<64, 16, Mallocator, Multiblock::no>;
+using BBDev = BitmappedBlock<256, 64, NoAccessAllocator>;
+static_assert(alloy::allocator<BB> && alloy::has_deallocate<BB> && alloy::has_owns<BB> && alloy::has_expand<BB>);
+static_assert(alloy::has_reallocate<BB> && alloy::has_aligned_allocate<BB> && alloy::has_aligned_reallocate<BB>);
+static_assert(alloy::has_allocate_all<BB> && alloy::has_allocate_fresh<BB> && alloy::has_deallocate_all<BB>);
+static_assert(alloy::has_empty<BB> && alloy::has_good_alloc_size<BB> && !alloy::has_resolve_internal_pointer<BB>);
+static_assert(!alloy::has_allocate_all<BBNo> && !alloy::has_allocate_fresh<BBNo> && alloy::has_deallocate<BBNo>);
+static_assert(alloy::has_expand<BBNo> && alloy::has_reallocate<BBNo> && alloy::has_aligned_allocate<BBNo>);
+static_assert(!alloy::has_copy<BB> && alloy::has_copy<BBDev> && alloy::has_reallocate<BBDev>);
+static_assert(alloy::memory_space_of<BBDev>() == alloy::MemorySpace::device && alloy::host_accessible<BB>);
+static_assert(BB::alignment == 16 && BBDev::alignment == 64);
+static_assert(!std::is_copy_constructible_v<BB> && std::is_nothrow_move_constructible_v<BB>);
+// Only the block's own state: control words, payload, block and word counts, search hint, fresh cursor, the
+// parent's allocation (pointer, size) and the lock word of the shared variant. The stateless parent costs nothing.
+static_assert(sizeof(BitmappedBlock<64, 64, Mallocator>) == 9 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<choose_at_runtime, 64, Mallocator>) == 10 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<64, 64, alloy::Ref<Mallocator>>) == 10 * sizeof(void*));
+// Constructors exist exactly as in D.
+static_assert(std::is_constructible_v<BitmappedBlock<64>, std::span<std::byte>>);
+static_assert(!std::is_constructible_v<BitmappedBlock<64>, std::size_t>);  // NullAllocator: a span only
+static_assert(std::is_constructible_v<BitmappedBlock<64, 16, Mallocator>, std::size_t>);
+static_assert(std::is_constructible_v<BitmappedBlock<64, 16, Mallocator>, Mallocator, std::size_t>);
+static_assert(std::is_constructible_v<BitmappedBlock<choose_at_runtime>, std::span<std::byte>, std::size_t>);
+static_assert(!std::is_constructible_v<BitmappedBlock<choose_at_runtime>, std::span<std::byte>>);
+static_assert(std::is_constructible_v<BitmappedBlock<choose_at_runtime, 16, Mallocator>, std::size_t, std::size_t>);
+
+namespace {
+
+struct Arena {  // 4096-aligned host memory, so offsets are reproducible
+  Block b;
+  explicit Arena(std::size_t n) : b(AlignedMallocator::instance.aligned_allocate(n, 4096)) { REQUIRE(b); }
+  ~Arena() { AlignedMallocator::instance.deallocate(b); }
+  std::span<std::byte> span() const { return {static_cast<std::byte*>(b.ptr), b.size}; }
+  long off(Block x) const { return x ? static_cast<long>(static_cast<std::byte*>(x.ptr) - static_cast<std::byte*>(b.ptr)) : -1; }
+};
+
+template <class F>
+int signal_of_child(F f) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(2);                     // keep the expected assertion message out of the test log
+    std::signal(SIGABRT, SIG_DFL);  // not doctest's handler: the child just dies
+    f();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("BitmappedBlock: conformance", A, BitmappedBlock<64, 16, Mallocator>,
+                   BitmappedBlock<16, 16, Mallocator>, BitmappedBlock<4096, 4096, AlignedMallocator>,
+                   BitmappedBlock<64, 64, Mallocator, Multiblock::no>, BitmappedBlock<256, 64, NoAccessAllocator>,
+                   BitmappedBlock<64, 16, NoAccessAllocator, Multiblock::no>) {
+  alloy::test::check_allocator([] { return A(64 * 1024); });
+}
+
+TEST_CASE("BitmappedBlock: conformance with a run-time block size and over a span") {
+  alloy::test::check_allocator([] { return BitmappedBlock<choose_at_runtime, 16, Mallocator>(64 * 1024, 48); });
+  alloy::test::check_allocator(
+      [] { return BitmappedBlock<choose_at_runtime, 8, Mallocator, Multiblock::no>(64 * 1024, 40); });
+  static std::vector<std::byte> mem(128 * 1024);
+  alloy::test::check_allocator([] { return BitmappedBlock<64>(std::span<std::byte>(mem)); });
+  alloy::test::check_allocator([] { return BitmappedBlock<choose_at_runtime>(std::span<std::byte>(mem), 32); });
+}
+
+// Facts from Phobos (ldc2 1.30, std.experimental.allocator): the same span (4096-aligned), the same operations:
+// the block count, the payload offset, and the offsets of: allocate 1, 3 bs, 70 bs + 1, bs, 2 bs, 65 bs;
+// deallocate the 2nd and 4th; allocate 2 bs, 2 bs, bs; aligned_allocate(100, 1024).
+template <std::size_t BS, std::size_t Al>
+void check_d_facts(std::size_t len, std::size_t blocks, std::vector<long> expect) {
+  CAPTURE(BS);
+  CAPTURE(len);
+  Arena m(len);
+  {
+    BitmappedBlock<BS, Al> a(m.span());
+    CHECK(a.block_count() == blocks);
+    std::size_t n = 0;
+    while (a.allocate(1)) ++n;
+    CHECK(n == blocks);
+  }
+  BitmappedBlock<BS, Al> a(m.span());
+  std::vector<long> got;
+  std::vector<Block> v;
+  for (std::size_t s : {std::size_t{1}, BS * 3, BS * 70 + 1, BS, BS * 2, BS * 65}) {
+    v.push_back(a.allocate(s));
+    got.push_back(m.off(v.back()));
+  }
+  CHECK(a.deallocate(v[1]));
+  CHECK(a.deallocate(v[3]));
+  for (std::size_t s : {BS * 2, BS * 2, BS}) got.push_back(m.off(a.allocate(s)));
+  got.push_back(m.off(a.aligned_allocate(100, 1024)));
+  CHECK(got == expect);
+}
+
+TEST_CASE("BitmappedBlock: D's layout: same block count, same offsets as Phobos") {
+  check_d_facts<64, 16>(10'240, 159, {32, 96, 288, 4832, 4896, 5024, 96, 9184, 224, -1});
+  check_d_facts<64, 64>(10'240, 159, {64, 128, 320, 4864, 4928, 5056, 128, 9216, 256, -1});
+  check_d_facts<64, 64>(1 << 20, 16352, {2048, 2112, 2304, 6848, 6912, 7040, 2112, 11200, 2240, 12288});
+  check_d_facts<16, 16>(100'000, 6201, {784, 800, 848, 1984, 2000, 2032, 800, 3072, 832, 4096});
+  check_d_facts<4096, 4096>(1 << 22, 1023,
+                            {4096, 8192, 20480, 311296, 315392, 323584, 8192, 589824, 16384, 311296});
+  check_d_facts<48, 16>(50'000, 1038, {144, 192, 336, 3744, 3792, 3888, 192, 7008, 288, 7168});
+  check_d_facts<128, 128>(300'000, 2340, {384, 512, 896, 9984, 10112, 10368, 512, 18688, 768, 19456});
+}
+
+TEST_CASE("BitmappedBlock: from a parent: ceil(capacity / block size) blocks in one allocation") {
+  BitmappedBlock<64, 16, Mallocator> a(1000);
+  CHECK(a.block_count() == 16);
+  BitmappedBlock<64, 16, Mallocator> b(64 * 64 + 1);
+  CHECK(b.block_count() == 65);
+  BitmappedBlock<64, 16, Mallocator> z(0);
+  CHECK(z.block_count() == 0);
+  CHECK(!z.allocate(1));
+  CHECK(z.empty() == Ternary::yes);
+  BitmappedBlock<64, 16, Mallocator> huge(SIZE_MAX);  // the parent cannot give that much: no blocks, no crash
+  CHECK(huge.block_count() == 0);
+  CHECK(!huge.allocate(1));
+  BitmappedBlock<choose_at_runtime, 16, Mallocator> r(1000, 48);
+  CHECK(r.block_count() == 21);
+  CHECK(r.good_alloc_size(49) == 96);
+  CHECK(r.good_alloc_size(SIZE_MAX) == 0);
+  const std::size_t before = NoAccessAllocator::live_blocks();
+  {
+    BitmappedBlock<4096, 4096, NoAccessAllocator> d(1 << 20);
+    CHECK(d.block_count() == 256);
+    CHECK(NoAccessAllocator::live_blocks() == before + 1);
+  }
+  CHECK(NoAccessAllocator::live_blocks() == before);
+}
+
+// D's testAllocateAll: fill to exhaustion, drain, refill, expand and shrink, over many (block size, block count,
+// blocks per request) combinations, over a span of (blocks * bs * 8 + blocks) / 8 bytes.
+template <std::size_t BS>
+void fill_to_exhaustion(std::size_t blocks, std::size_t per) {
+  CAPTURE(BS);
+  CAPTURE(blocks);
+  CAPTURE(per);
+  std::vector<std::byte> mem((blocks * BS * 8 + blocks) / 8 + 8);
+  constexpr std::size_t al = BS < 16 ? BS : 16;
+  BitmappedBlock<BS, al> a(std::span<std::byte>(mem.data() + (8 - reinterpret_cast<std::uintptr_t>(mem.data()) % 8) % 8,
+                                                (blocks * BS * 8 + blocks) / 8));
+  CHECK(a.block_count() <= blocks);
+  blocks = a.block_count();
+  CHECK(!a.allocate(0));
+  Block x = a.allocate(1);
+  CHECK((x.size == 1 || blocks == 0));
+  CHECK(a.deallocate_all());
+  CHECK(a.empty() == Ternary::yes);
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = 0; i < blocks / per; ++i) CHECK(a.allocate(BS * per).size == BS * per);
+    CHECK(!a.allocate(BS * per));
+    if (blocks % per == 0) CHECK(!a.allocate(1));
+    CHECK(a.deallocate_all());
+    std::vector<Block> v;
+    for (std::size_t i = 0; i < blocks / per; ++i) {
+      v.push_back(a.allocate(BS * per));
+      CHECK(v.back().size == BS * per);
+    }
+    CHECK(!a.allocate(BS * per));
+    for (Block b : v) CHECK(a.deallocate(b));
+    CHECK(a.empty() == Ternary::yes);
+    for (Block& b : v) {
+      b = a.allocate(BS * per);
+      CHECK(b.size == BS * per);
+    }
+    for (Block b : v) CHECK(a.deallocate(b));
+  }
+  CHECK(a.deallocate_all());
+  if (blocks >= per) {
+    for (std::size_t i = 0; i + 1 < blocks / per; ++i) {
+      Block b = a.allocate(BS * per);
+      REQUIRE(b.size == BS * per);
+      std::memset(b.ptr, 0xff, b.size);
+      CHECK(a.expand(b, BS * per));
+      CHECK(b.size == 2 * BS * per);
+      std::memset(b.ptr, 0xfe, b.size);
+      CHECK(a.reallocate(b, BS * per));
+      CHECK(b.size == BS * per);
+    }
+  }
+}
+
+TEST_CASE("BitmappedBlock: D's fill-to-exhaustion scenarios") {
+  for (std::size_t per : {1, 2, 3, 4, 128}) {
+    fill_to_exhaustion<1>(0, per);
+    fill_to_exhaustion<1>(128, per);
+    fill_to_exhaustion<1>(24, per);
+  }
+  fill_to_exhaustion<1>(8, 1);
+  for (std::size_t per : {1, 2, 4}) fill_to_exhaustion<4096>(128, per);
+  for (std::size_t per : {1, 3}) fill_to_exhaustion<3008>(100, per);
+  fill_to_exhaustion<128 * 20>(13 * 128, 128);
+  // and more: every blocks-per-request from 1 to 70 over 1000 blocks of 16 and 64 bytes
+  for (std::size_t per = 1; per <= 70; ++per) {
+    fill_to_exhaustion<16>(1000, per);
+    fill_to_exhaustion<64>(333, per);
+  }
+}
+
+TEST_CASE("BitmappedBlock: D's fresh-allocation scenario") {
+  constexpr std::size_t blocks = 10000;
+  std::vector<std::byte> mem(blocks * 16);
+  BitmappedBlock<16, 16> a{std::span<std::byte>(mem)};
+  auto idx = [&](Block b) { return (static_cast<std::byte*>(b.ptr) - static_cast<std::byte*>(a.payload())) / 16; };
+  CHECK(!a.allocate_fresh(0));
+  Block b = a.allocate(256 * 16);
+  CHECK(idx(b) == 0);
+  b = a.allocate_fresh(16);
+  CHECK(idx(b) == 256);
+  b = a.allocate_fresh(16 * 300);
+  CHECK(idx(b) == 257);
+  CHECK(a.expand(b, 313 * 16));  // blocks 257 .. 869
+  b = a.allocate(64 * 16);
+  CHECK(idx(b) == 870);
+  b = a.allocate_fresh(16);
+  CHECK(idx(b) == 934);
+  CHECK(a.deallocate_all());
+  b = a.allocate_fresh(257 * 16);  // the fresh cursor survives deallocate_all, as in D
+  CHECK(idx(b) == 935);
+  while (a.allocate(16)) {
+  }
+  CHECK(!a.allocate_fresh(16));
+  CHECK(a.deallocate_all());
+  CHECK(a.allocate(16).size == 16);
+  CHECK(!a.allocate_fresh(16));
+}
+
+TEST_CASE("BitmappedBlock: multi-block expand, reallocate in place, allocate_all") {
+  BitmappedBlock<64, 8, Mallocator> a(10 * 64);
+  Block buf = a.allocate(2 * 64);
+  CHECK(buf.size == 128);
+  CHECK(a.deallocate(buf));
+  buf = a.allocate(32);
+  CHECK(a.expand(buf, 32));
+  CHECK(buf.size == 64);
+  CHECK(a.expand(buf, 3 * 64));
+  CHECK(buf.size == 4 * 64);
+  CHECK(!a.expand(buf, 6 * 64 + 1));  // past the last block: refused, no out-of-bounds read
+  CHECK(a.expand(buf, 6 * 64));
+  CHECK(buf.size == 10 * 64);
+  CHECK(!a.allocate(1));
+  void* const p = buf.ptr;
+  CHECK(a.reallocate(buf, 64));  // shrink in place gives back the tail
+  CHECK(buf.ptr == p);
+  Block c = a.allocate(9 * 64);
+  CHECK(static_cast<std::byte*>(c.ptr) == static_cast<std::byte*>(p) + 64);
+  CHECK(a.deallocate(c));
+  CHECK(a.reallocate(buf, 5 * 64));  // grows in place
+  CHECK(buf.ptr == p);
+  CHECK(!a.allocate_all());          // not empty
+  CHECK(a.deallocate(buf));
+  Block all = a.allocate_all();
+  CHECK(all.size == 10 * 64);
+  CHECK(!a.allocate(1));
+  CHECK(a.deallocate(all));
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("BitmappedBlock, Multiblock::no: single blocks only") {
+  BitmappedBlock<64, 8, Mallocator, Multiblock::no> a(1024 * 64);
+  CHECK(!a.allocate(65));
+  Block b = a.allocate(64);
+  CHECK(b.size == 64);
+  CHECK(a.deallocate(b));
+  b = a.allocate(32);
+  CHECK(a.expand(b, 32));
+  CHECK(b.size == 64);
+  CHECK(!a.expand(b, 1));
+  CHECK(!a.reallocate(b, 65));
+  CHECK(a.reallocate(b, 10));
+  CHECK(a.deallocate(b));
+  Block al = a.aligned_allocate(16, 1024);  // a 1024-aligned address inside some block
+  CHECK(alloy::is_aligned(al.ptr, 1024));
+  CHECK(a.owns(al) == Ternary::yes);
+  CHECK(a.deallocate(al));
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("BitmappedBlock: D's defects are fixed") {
+  SUBCASE("a span that holds no block: no division by zero, every request fails") {
+    std::byte tiny[16];
+    BitmappedBlock<64> a{std::span<std::byte>(tiny)};
+    CHECK(a.block_count() == 0);
+    CHECK(!a.allocate(1));
+    CHECK(!a.allocate_all());
+    CHECK(!a.aligned_allocate(1, 64));
+    CHECK(a.empty() == Ternary::yes);
+    CHECK(a.owns(Block{tiny, 1}) == Ternary::no);
+    BitmappedBlock<64> e{std::span<std::byte>{}};
+    CHECK(!e.allocate(1));
+  }
+  SUBCASE("no bit stays set after a failed allocation (D sets bits past the last block)") {
+    std::vector<std::byte> mem(70 * 64 + 64);
+    BitmappedBlock<64> a{std::span<std::byte>(mem)};
+    const std::size_t n = a.block_count();
+    REQUIRE(n % 64 != 0);
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(a.allocate(64));
+    for (int i = 0; i < 100; ++i) CHECK(!a.allocate(64));
+    CHECK(a.deallocate_all());
+    CHECK(a.empty() == Ternary::yes);
+    Block all = a.allocate_all();
+    CHECK(all.size == n * 64);
+  }
+  SUBCASE("expand at the very end reads no word past the bitmap") {
+    std::vector<std::byte> mem(64 * 64 + 8);
+    BitmappedBlock<64, 8> a{std::span<std::byte>(mem)};
+    REQUIRE(a.block_count() == 64);  // exactly one word
+    Block b = a.aligned_allocate(64, 8);
+    while (Block x = a.allocate(64)) b = x;  // b: the last block
+    CHECK(!a.expand(b, 1));
+  }
+  SUBCASE("size arithmetic never wraps") {
+    BitmappedBlock<64, 16, Mallocator> a(4096);
+    CHECK(!a.allocate(SIZE_MAX));
+    CHECK(!a.aligned_allocate(SIZE_MAX - 10, 4096));
+    Block b = a.allocate(10);
+    CHECK(!a.expand(b, SIZE_MAX - 5));
+    CHECK(b.size == 10);
+    CHECK(!a.reallocate(b, SIZE_MAX));
+    CHECK(a.deallocate(b));
+  }
+#if ALLOY_ENABLE_ASSERTS
+  SUBCASE("a double free or a foreign block trips ALLOY_ASSERT") {
+    BitmappedBlock<64, 16, Mallocator> a(4096);
+    Block b = a.allocate(100);
+    CHECK(a.deallocate(b));
+    CHECK(signal_of_child([&] { a.deallocate(b); }) == SIGABRT);
+    static std::byte other[64];
+    CHECK(signal_of_child([&] { a.deallocate(Block{other, 8}); }) == SIGABRT);
+    BitmappedBlock<64, 16, Mallocator, Multiblock::no> s(4096);
+    Block c = s.allocate(8);
+    CHECK(s.deallocate(c));
+    CHECK(signal_of_child([&] { s.deallocate(c); }) == SIGABRT);
+  }
+#endif
+}
+
+TEST_CASE("BitmappedBlock over NoAccessAllocator: every primitive, the payload never touched") {
+  BitmappedBlock<256, 64, NoAccessAllocator> a(256 * 64);
+  NoAccessAllocator dev;
+  Block b = a.allocate(300);
+  const char msg[] = "through copy";
+  CHECK(a.copy(b.ptr, msg, sizeof msg, {}));
+  CHECK(a.expand(b, 300));
+  CHECK(a.reallocate(b, 5000));  // moves (through the parent's copy)
+  char back[sizeof msg] = {};
+  CHECK(dev.copy(back, b.ptr, sizeof msg, {}));
+  CHECK(std::strcmp(back, msg) == 0);
+  Block c = a.aligned_allocate(10, 2048);
+  CHECK(alloy::is_aligned(c.ptr, 2048));
+  CHECK(a.aligned_reallocate(c, 3000, 4096));
+  CHECK(alloy::is_aligned(c.ptr, 4096));
+  CHECK(a.owns(c) == Ternary::yes);
+  CHECK(a.deallocate(b));
+  CHECK(a.deallocate(c));
+  Block all = a.allocate_all();
+  CHECK(all.size == 256 * 64);
+  CHECK(a.deallocate_all());
+  CHECK(!a.allocate_fresh(10));  // allocate_all used every block once
+  CHECK(a.allocate(10));
+  CHECK(a.empty() == Ternary::no);
+}
+
+TEST_CASE("BitmappedBlock: move transfers the memory") {
+  BitmappedBlock<64, 16, Mallocator> a(4096);
+  Block b = a.allocate(64);
+  BitmappedBlock<64, 16, Mallocator> c(std::move(a));
+  CHECK(c.owns(b) == Ternary::yes);
+  CHECK(a.block_count() == 0);  // NOLINT: moved-from is empty and usable
+  CHECK(!a.allocate(1));
+  a = std::move(c);
+  CHECK(a.deallocate(b));
+  CHECK(a.block_count() == 64);
+}

@@ -1,0 +1,125 @@
+// Randomized differential tests of the BitmappedBlock family against an exact reference model (BitmapModel: one
+// byte per block, plain first fit over the same payload address), in lockstep for every primitive: the model
+// predicts every pointer. Every block and mode: static and runtime block size, Multiblock yes/no, over a span,
+// Mallocator, AlignedMallocator and NoAccessAllocator (device stand-in: any host touch of the payload crashes).
+// About 1.3 million operations in all.
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+
+#include <cstddef>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/bitmapped_block_model.hpp"
+#include "support/differential.hpp"
+
+using alloy::AlignedMallocator;
+using alloy::BitmappedBlock;
+using alloy::BitmappedBlockWithInternalPointers;
+using alloy::choose_at_runtime;
+using alloy::Mallocator;
+using alloy::Multiblock;
+using alloy::NoAccessAllocator;
+using alloy::test::BitmapModel;
+using alloy::test::DiffOptions;
+
+namespace {
+
+template <class A>
+alloy::test::DiffStats diff(A& a, bool multi, std::size_t ops, DiffOptions o, bool starts = false) {
+  REQUIRE(a.block_count() > 0);
+  BitmapModel m(a.payload(), a.block_size(), a.block_count(), A::alignment, multi, starts);
+  o.ops = ops;
+  const auto st = alloy::test::run_differential(a, m, o);
+  CHECK(st.allocations > ops / 8);
+  CHECK(st.failures > 0);  // the arena fills up at times: exhaustion is exercised too
+  CHECK(a.empty() == alloy::Ternary::yes);
+  MESSAGE("ops " << st.ops << " allocations " << st.allocations << " failures " << st.failures << " expansions "
+                 << st.expansions << " reallocations " << st.reallocations << " peak live " << st.peak_live);
+  return st;
+}
+
+DiffOptions opts(std::uint64_t seed, std::size_t max_size, std::size_t slots = 256) {
+  DiffOptions o;
+  o.seed = seed;
+  o.max_size = max_size;
+  o.slots = slots;
+  o.max_alignment = 1024;
+  o.deallocate_all_every = 25'000;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("BitmappedBlock<64> over a span: exact first fit, every primitive") {
+  std::vector<std::byte> mem(64 * 1024 + 100);
+  BitmappedBlock<64> a{std::span<std::byte>(mem).subspan(3)};  // an odd start: the bitmap is aligned up to 8
+  diff(a, true, 200'000, opts(1, 512));
+}
+
+TEST_CASE("BitmappedBlock<16, 16> over a span: runs of more than 64 blocks") {
+  std::vector<std::byte> mem(24 * 1024);
+  BitmappedBlock<16, 16> a{std::span<std::byte>(mem)};
+  const auto st = diff(a, true, 150'000, opts(2, 2500, 128));
+  CHECK(st.expansions > 100);
+}
+
+TEST_CASE("BitmappedBlock<choose_at_runtime> (48-byte blocks) over Mallocator") {
+  BitmappedBlock<choose_at_runtime, 16, Mallocator> a(48 * 1500, 48);
+  CHECK(a.block_size() == 48);
+  CHECK(a.block_count() == 1500);
+  diff(a, true, 150'000, opts(3, 700));
+}
+
+TEST_CASE("BitmappedBlock<128, 64, AlignedMallocator>") {
+  BitmappedBlock<128, 64, AlignedMallocator> a(128 * 700);
+  diff(a, true, 120'000, opts(4, 1500));
+}
+
+TEST_CASE("BitmappedBlock<64, 16, Mallocator, Multiblock::no>") {
+  BitmappedBlock<64, 16, Mallocator, Multiblock::no> a(64 * 200);
+  diff(a, false, 150'000, opts(5, 64));
+}
+
+TEST_CASE("BitmappedBlock<choose_at_runtime, 32, NullAllocator, Multiblock::no> over a span") {
+  std::vector<std::byte> mem(96 * 300);
+  BitmappedBlock<choose_at_runtime, 32, alloy::NullAllocator, Multiblock::no> a(std::span<std::byte>(mem), 96);
+  diff(a, false, 120'000, opts(6, 96));
+}
+
+TEST_CASE("BitmappedBlock over NoAccessAllocator: the payload is never touched by the host") {
+  const std::size_t before = NoAccessAllocator::live_blocks();
+  {
+    BitmappedBlock<256, 64, NoAccessAllocator> a(256 * 600);
+    static_assert(alloy::memory_space_of<decltype(a)>() == alloy::MemorySpace::device);
+    CHECK(NoAccessAllocator::live_blocks() == before + 1);  // one parent allocation: the payload only
+    DiffOptions o = opts(7, 3000, 64);
+    diff(a, true, 20'000, o);  // contents through copy (slow: mprotect per copy)
+  }
+  {
+    BitmappedBlock<256, 64, NoAccessAllocator> a(256 * 600);
+    DiffOptions o = opts(8, 3000, 64);
+    o.contents = false;
+    diff(a, true, 150'000, o);  // a long run: any host touch of the payload would crash
+  }
+  {
+    BitmappedBlock<choose_at_runtime, 64, NoAccessAllocator, Multiblock::no> a(64 * 100, 64);
+    DiffOptions o = opts(9, 64, 128);
+    o.contents = false;
+    diff(a, false, 60'000, o);
+  }
+  CHECK(NoAccessAllocator::live_blocks() == before);
+}
+
+TEST_CASE("BitmappedBlockWithInternalPointers: resolve_internal_pointer against the model's live set") {
+  std::vector<std::byte> mem(32 * 1024);
+  BitmappedBlockWithInternalPointers<32> a{std::span<std::byte>(mem)};
+  diff(a, true, 120'000, opts(10, 1200), true);
+  BitmappedBlockWithInternalPointers<64, 64, NoAccessAllocator> d(64 * 500);
+  DiffOptions o = opts(11, 2000, 64);
+  o.contents = false;
+  diff(d, true, 60'000, o, true);
+}

@@ -15,4 +15,5 @@
 #include <alloy/stream_view.hpp>
 #include <alloy/ternary.hpp>
 // building blocks
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/recording_allocator.hpp>

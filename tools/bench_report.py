@@ -1,0 +1,644 @@
+#!/usr/bin/env python3
+"""The benchmark report: builds the `bench` preset, runs W1-W6 (alloy_bench, and alloy_bench_mimalloc and
+alloy_bench_phobos when built), counts instructions per op for W1 and W4 under callgrind, then writes
+benchmarks/results/<date>.json, docs/performance.md (ns/op and each stack's ratio to every anchor of the same run)
+and docs/performance.png (gnuplot).
+
+    tools/bench_report.sh [--reps N] [--no-build] [--no-callgrind] [--filter REGEX] [--build-dir DIR] [--jobs N]
+
+Only the standard library is used (python3 from Debian). See docs/performance.md for the protocol.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"]
+W3_ARENAS = ["1MiB", "4MiB", "64MiB", "256MiB"]
+CALLGRIND_N = {"W1": (50_000, 500_000), "W4": (50_000, 500_000)}
+TITLES = {
+    "W1": "W1 single-block churn (1 MiB arena, 64 B blocks, 10^7 allocate/deallocate pairs)",
+    "W2": "W2 fill-drain (256 KiB arena, 4096 x 64 B, shuffled drain, 1000 rounds)",
+    "W3": "W3 random steady state (4 MiB arena, 2048 slots, 1..512 B, 10^7 steps)",
+    "W4": "W4 region bump (256 MiB, 10^6 x 16..256 B then deallocate_all, 20 rounds)",
+    "W5": "W5 shared churn, 2 threads (1 MiB arena, 64 B, 2 x 5 x 10^6 pairs)",
+    "W6": "W6 W3 through a growing AllocatorList of 1 MiB BitmappedBlock<64>s",
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def progress(msg):
+    cols = shutil.get_terminal_size((120, 20)).columns
+    if sys.stdout.isatty():
+        sys.stdout.write("\r" + msg[: cols - 1].ljust(cols - 1))
+    else:
+        sys.stdout.write(msg + "\n")
+    sys.stdout.flush()
+
+
+def progress_done():
+    if sys.stdout.isatty():
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Build
+
+def build(build_dir, jobs):
+    log("=== bench_report: configure and build (preset bench: Release, -O2) ===")
+    cfg = ["cmake", "--preset", "bench"]
+    if os.path.abspath(build_dir) != os.path.join(ROOT, "build", "bench"):
+        cfg = ["cmake", "--preset", "bench", "-B", build_dir]
+    r = subprocess.run(cfg, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        # The replay tool (benchmarks/replay) is optional here: retry without it rather than lose the report.
+        log(r.stdout[-3000:])
+        log("bench_report: configure failed; retrying with -DALLOY_BENCH_REPLAY=OFF")
+        run(cfg + ["-DALLOY_BENCH_REPLAY=OFF"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    help_out = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True).stdout
+    targets = ["alloy_bench"] + [t for t in ("alloy_bench_mimalloc", "alloy_bench_phobos")
+                                 if re.search(r"^%s:" % t, help_out, re.M)]
+    run(["cmake", "--build", build_dir, "-j", str(jobs), "--target"] + targets, cwd=ROOT)
+    return targets
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Running
+
+def run_gbench(exe, reps, out_json, extra, tag):
+    """Runs a Google Benchmark binary, showing a progress line per finished benchmark."""
+    listed = subprocess.run([exe, "--benchmark_list_tests"] + extra, stdout=subprocess.PIPE, text=True,
+                            check=True).stdout.split()
+    total = len(listed)
+    cmd = [exe, "--benchmark_repetitions=%d" % reps, "--benchmark_report_aggregates_only=true",
+           "--benchmark_out=" + out_json, "--benchmark_out_format=json", "--benchmark_color=false"] + extra
+    done = 0
+    t0 = time.time()
+    progress("[%s 0/%d] starting" % (tag, total))
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as p:
+        for line in p.stdout:
+            m = re.match(r"^(\S.*?)/iterations:1/manual_time%s\s" % ("_median" if reps > 1 else ""), line)
+            if m:
+                done += 1
+                progress("[%s %d/%d, %.0fs] %s" % (tag, done, total, time.time() - t0, m.group(1)))
+        rc = p.wait()
+    progress_done()
+    if rc != 0:
+        raise SystemExit("bench_report: %s failed (exit %d)" % (exe, rc))
+    with open(out_json) as f:
+        return json.load(f)
+
+
+def gbench_rows(data, source):
+    rows = {}
+    for b in data.get("benchmarks", []):
+        # the median aggregate; with one repetition Google Benchmark writes no aggregates, so take the run itself
+        if b.get("aggregate_name") != "median" and not (b.get("run_type") == "iteration" and
+                                                       b.get("repetitions", 1) == 1):
+            continue
+        name = re.sub(r"/iterations:1/manual_time$", "", b["run_name"])
+        row = {"ns_per_op": b["ns/op"], "label": b.get("label", "anchor"), "source": source,
+               "failures": b.get("failures", 0), "repetitions": b.get("repetitions")}
+        for k in ("peak_held_bytes", "peak_live_bytes"):
+            if k in b:
+                row[k] = b[k]
+        rows[name] = row
+    return rows
+
+
+def run_phobos(exe, reps, out_json):
+    progress("[phobos] running W1-W5 over std.experimental.allocator")
+    run([exe, "--reps=%d" % reps, "--out=" + out_json], stderr=subprocess.DEVNULL)
+    progress_done()
+    with open(out_json) as f:
+        data = json.load(f)
+    rows = {}
+    for b in data["benchmarks"]:
+        rows[b["run_name"]] = {"ns_per_op": b["ns/op"], "label": "anchor", "source": "phobos",
+                               "failures": b.get("failures", 0), "repetitions": b.get("repetitions"),
+                               "samples": b.get("samples")}
+    return rows, data.get("context", {})
+
+
+def callgrind_ir(exe, name, n, tmpdir):
+    out = os.path.join(tmpdir, "cg.out")
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe, "--callgrind", name, str(n)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(out) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise RuntimeError("no totals in callgrind output")
+
+
+def run_callgrind(exe, name_filter):
+    if not shutil.which("valgrind"):
+        log("bench_report: valgrind not found; no instruction counts")
+        return {}
+    listing = subprocess.run([exe, "--list-callgrind"], stdout=subprocess.PIPE, text=True, check=True).stdout
+    entries = [l.split("\t") for l in listing.splitlines() if l.strip()]
+    entries = [(n, float(k)) for n, k in entries if not name_filter or re.search(name_filter, n)]
+    res = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, ops_per_n) in enumerate(entries):
+            w = name.split("/")[0]
+            n1, n2 = CALLGRIND_N[w]
+            progress("[callgrind %d/%d] %s" % (i + 1, len(entries), name))
+            a = callgrind_ir(exe, name, n1, tmp)
+            b = callgrind_ir(exe, name, n2, tmp)
+            res[name] = {"instructions_per_op": (b - a) / ((n2 - n1) * ops_per_n), "n": [n1, n2], "ir": [a, b]}
+    progress_done()
+    return res
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Machine
+
+def machine_info():
+    info = {"system": platform.platform(), "cpus": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split(":", 1)[1].split()[0])
+            info["memory"] = "%.0f GiB RAM" % (kb / 1024 / 1024)
+    except OSError:
+        pass
+    return info
+
+
+def load_sample():
+    """The 1-minute load average and how many compilers (other engineers' builds) are running now."""
+    try:
+        with open("/proc/loadavg") as f:
+            load = float(f.read().split()[0])
+    except OSError:
+        load = None
+    compilers = 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/comm" % pid) as f:
+                    if f.read().strip() in ("cc1plus", "cc1", "ldc2", "cicc", "ptxas", "ld", "clang", "clang++"):
+                        compilers += 1
+            except OSError:
+                pass
+    return {"loadavg_1min": load, "compilers_running": compilers}
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Report
+
+def fmt_ns(x):
+    if x is None:
+        return "-"
+    return "%.3g" % x if x < 100 else "%.0f" % x
+
+
+def fmt_ratio(x):
+    return "-" if x is None else ("%.2f" % x if x < 10 else "%.1f" % x)
+
+
+def fmt_bytes(x):
+    if x is None:
+        return "-"
+    for unit, d in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if x >= d:
+            return "%.2f %s" % (x / d, unit)
+    return "%d B" % x
+
+
+def split(name):
+    w, _, stack = name.partition("/")
+    return w, stack
+
+
+SHORT = [
+    (r"^std::pmr::unsynchronized_pool_resource$", "pmr unsync pool"),
+    (r"^std::pmr::synchronized_pool_resource$", "pmr sync pool"),
+    (r"^std::pmr::monotonic_buffer_resource$", "pmr monotonic"),
+    (r"^foonathan memory_pool$", "foonathan pool"),
+    (r"^foonathan memory_stack$", "foonathan stack"),
+    (r"^floor: one bitmap word$", "floor (1 word)"),
+    (r"^floor: bump pointer$", "floor (bump)"),
+    (r"^glibc malloc$", "glibc malloc"),
+    (r"^phobos BitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D BB single"),
+    (r"^phobos BitmappedBlock!\(64,64,Mallocator\)$", "D BB multi"),
+    (r"^phobos SharedBitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D SharedBB single"),
+    (r"^phobos SharedBitmappedBlock!\(64,64,Mallocator\)$", "D SharedBB multi"),
+    (r"^phobos Region!\(\)$", "D Region"),
+    (r"^BitmappedBlock<64,64,Mallocator,Multiblock::no>$", "alloy BB single"),
+    (r"^BitmappedBlock<64,64,Mallocator>$", "alloy BB multi"),
+    (r"^SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>$", "alloy SharedBB single"),
+    (r"^SharedBitmappedBlock<64,64,Mallocator>$", "alloy SharedBB multi"),
+    (r"^Region<> over a span$", "alloy Region<>"),
+    (r"^AllocatorList<1 MiB BitmappedBlock<64>>$", "alloy AllocatorList"),
+]
+
+
+def short(stack):
+    for pat, s in SHORT:
+        if re.match(pat, stack):
+            return s
+    return stack[:24]
+
+
+def workload_rows(runs, w):
+    rows = [(split(n)[1], r) for n, r in runs.items() if split(n)[0] == w]
+    # anchors first, then alloy's stacks; each group in registration order (dicts keep it)
+    return [x for x in rows if x[1]["label"] == "anchor"] + [x for x in rows if x[1]["label"] != "anchor"]
+
+
+def targets(runs, cg):
+    """Issue 3 and 4's performance targets, checked on this run: (target, measured, verdict)."""
+    out = []
+
+    def ns(w, stack):
+        r = runs.get(w + "/" + stack)
+        return r["ns_per_op"] if r else None
+
+    def ipo(w, stack):
+        r = cg.get(w + "/" + stack)
+        return r["instructions_per_op"] if r else None
+
+    def verdict(ok):
+        return "n/a" if ok is None else ("met" if ok else "**not met**")
+
+    def faster(w, stack, anchors):
+        a = ns(w, stack)
+        res = []
+        for an in anchors:
+            b = ns(w, an)
+            if a is not None and b is not None:
+                res.append("%s %.2fx" % (short(an), a / b))
+        if a is None or not res:
+            return "-", None
+        return ", ".join(res), all(a < ns(w, an) for an in anchors if ns(w, an) is not None)
+
+    for st in ("BitmappedBlock<64,64,Mallocator,Multiblock::no>", "BitmappedBlock<64,64,Mallocator>"):
+        a, f = ipo("W1", st), ipo("W1", "floor: one bitmap word")
+        out.append(("W1 %s: <= 1.2x the floor's instructions/op" % short(st),
+                    "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
+                    verdict(None if a is None or f is None else a <= 1.2 * f)))
+        m, ok = faster("W1", st, ["foonathan memory_pool", "glibc malloc"])
+        out.append(("W1 %s: faster than foonathan memory_pool and glibc malloc" % short(st), m, verdict(ok)))
+        m, ok = faster("W2", st, ["glibc malloc", "std::pmr::unsynchronized_pool_resource", "foonathan memory_pool"])
+        out.append(("W2 %s: faster than glibc, pmr unsync pool, foonathan pool" % short(st), m, verdict(ok)))
+    st = "BitmappedBlock<64,64,Mallocator>"
+    m, ok = faster("W3", st, ["glibc malloc", "std::pmr::unsynchronized_pool_resource"])
+    out.append(("W3 %s: faster than glibc malloc and pmr unsync pool (foonathan pool: fixed size, n/a)" % short(st),
+                m, verdict(ok)))
+    sweep = [ns("W3@" + a, st) for a in W3_ARENAS]
+    if all(x is not None for x in sweep):
+        out.append(("W3 arena 1 -> 256 MiB: within 1.5x", " / ".join("%.3g" % x for x in sweep) +
+                    " ns (max/min %.2fx)" % (max(sweep) / min(sweep)), verdict(max(sweep) <= 1.5 * min(sweep))))
+    else:
+        out.append(("W3 arena 1 -> 256 MiB: within 1.5x", "-", "n/a"))
+    st = "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>"
+    a, p, g = ns("W5", st), ns("W5", "std::pmr::synchronized_pool_resource"), ns("W5", "glibc malloc")
+    out.append(("W5 %s: faster than pmr sync pool, within 1.5x of glibc" % short(st),
+                "-" if None in (a, p, g) else "%.2fx pmr, %.2fx glibc" % (a / p, a / g),
+                verdict(None if None in (a, p, g) else (a < p and a <= 1.5 * g))))
+    st = "Region<> over a span"
+    a, f = ipo("W4", st), ipo("W4", "floor: bump pointer")
+    out.append(("W4 Region<>: <= 1.05x the bump pointer's instructions/op",
+                "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
+                verdict(None if a is None or f is None else a <= 1.05 * f)))
+    a, p, s = ns("W4", st), ns("W4", "std::pmr::monotonic_buffer_resource"), ns("W4", "foonathan memory_stack")
+    out.append(("W4 Region<>: faster than pmr monotonic, at least as fast as foonathan memory_stack",
+                "-" if None in (a, p) else "%.2fx pmr%s" % (a / p, "" if s is None else ", %.2fx foonathan" % (a / s)),
+                verdict(None if None in (a, p) else (a < p and (s is None or a <= s)))))
+    return out
+
+
+W6_PROTOCOL = """\
+### W6 protocol (added to ../shared/WORKLOADS.md's set by issue 4)
+W6 runs W3's random steady state unchanged (2048 slots; 10^7 steps: `slot = next() % 2048`; if empty allocate
+`1 + next() % 512` bytes, else deallocate it; xorshift64* with the fixed seed, reseeded every repetition; every step
+is one op) through `AllocatorList<F, Mallocator>`, where the factory `F` returns a
+`BitmappedBlock<64, platform_alignment, CountingMallocator>` of `max(n, 1 MiB)` bytes: the list starts empty and
+creates 1 MiB blocks on demand (and, per AllocatorList's contract, keeps at most one empty block). Anchor: glibc
+malloc/free on the same sequence.
+- **ns/op**: the timed pass, as W3 (the list is built, empty, before the clock starts).
+- **peak held**: a second, untimed pass of the same sequence. For the list: the peak of the bytes its blocks hold from
+  the parent, counted exactly at every parent allocate/deallocate (CountingMallocator). For malloc: the growth of the
+  bytes the heap holds from the system (glibc `mallinfo2`: `arena + hblkhd`; mimalloc: committed bytes), sampled every
+  1024 steps, in a fresh process (`alloy_bench --w6-malloc-peak`) so that no earlier benchmark's freed memory hides it.
+- **peak live**: the peak of the bytes the workload holds (the sum of the live requests), the same for both.
+  held / live is the overhead factor (fragmentation, block rounding, bookkeeping).
+"""
+
+METHOD = """\
+## How it is measured
+- Workloads W1-W5 exactly as ../shared/WORKLOADS.md writes them (op counts unchanged), W6 below. One benchmark
+  iteration is one whole workload run; the allocator is constructed before the clock starts and destroyed after it
+  stops; **ns/op** = timed wall time / ops, where an allocate (failed or not) and a deallocate each count as one op
+  (W4's deallocate_all counts as one op); the table shows the **median of {reps} repetitions**.
+- One byte is written into every block and its address folded into a sink; each allocator object escapes before the
+  loop, so that no stack (the hand-written floors included) keeps its state in registers across the byte stores.
+- Anchors run in the same binary and the same run (mimalloc: the same code linked against libmimalloc, which
+  overrides malloc, checked at start-up; Phobos: the same workloads in D, `ldc2 -O2 -release`, run by the same report
+  right after). **Compare ratios, not absolute times**: on a shared machine a cell can move 30-100% between runs.
+- W4's stacks that work over a caller's memory (Region<>, pmr monotonic, foonathan memory_stack through a span block
+  allocator, the bump pointer, D's Region) share one 256 MiB arena touched once before any timing; glibc malloc has
+  no deallocate_all, so its adapter records each pointer (in a vector reserved beforehand) and frees them one by one.
+- W1/W2's pmr and foonathan pools grow from the heap (no fixed arena); foonathan's memory_pool gets one block sized
+  for the arena's 16384 (W1) or 4096 (W2) nodes.
+- Debian's libbenchmark prints "Library was built as DEBUG": that concerns Google Benchmark's own bookkeeping, not
+  the timed regions, which alloy_bench times itself (steady_clock, reported as manual time).
+- **Instructions per op** (callgrind): `alloy_bench --callgrind <W>/<stack> <n>` runs one untimed pass (W1: n
+  pairs; W4: one round of n allocations and the deallocate_all); the report runs it under
+  `valgrind --tool=callgrind` for n = {n1} and n = {n2} and divides the difference in instructions by the difference
+  in ops, so construction and start-up cancel out. They include the loop's own instructions (the generator for W4,
+  the byte store and the sink). For malloc on W4, an op includes the free() its deallocate_all does for that block.
+"""
+
+
+def write_markdown(res, path, chart_rel):
+    runs, cg = res["runs"], res["callgrind"]
+    reps = res["repetitions"]
+    L = []
+    L.append("# Performance")
+    L.append("")
+    L.append("Generated by `tools/bench_report.sh` on %s; do not edit by hand (the text lives in "
+             "tools/bench_report.py). Raw data: [benchmarks/results/%s](../benchmarks/results/%s)." %
+             (res["date"], os.path.basename(res["json_path"]), os.path.basename(res["json_path"])))
+    L.append("")
+    L.append("**Command:** `%s` (%s; median of %d repetitions)." % (res["command"], res["build"], reps))
+    mi = res["machine"]
+    L.append("")
+    L.append("**Machine:** %s, %s CPUs, %s, %s. Compiler: %s." % (mi.get("cpu", "?"), mi.get("cpus"),
+             mi.get("memory", "?"), mi.get("system"), res["context"].get("alloy.compiler", "?")))
+    ld = res["load"]
+    loaded = any((s.get("loadavg_1min") or 0) > 0.5 * (mi.get("cpus") or 2) or s.get("compilers_running", 0) > 0
+                 for s in ld)
+    L.append("")
+    L.append("**Load:** 1-minute load average %s at the start and %s at the end; compilers running: %s / %s. %s" % (
+        ld[0]["loadavg_1min"], ld[-1]["loadavg_1min"], ld[0]["compilers_running"], ld[-1]["compilers_running"],
+        "**The machine was loaded (other engineers compiling): absolute ns/op are inflated and noisy; the ratios "
+        "of one run are what to read, and a quiet rerun is due.**" if loaded else "The machine was quiet."))
+    notes = res["notes"]
+    if notes:
+        L.append("")
+        L.append("**Missing in this run:** " + "; ".join(notes) + ".")
+    L.append("")
+    L.append("Ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is faster than that anchor.")
+    L.append("")
+    L.append("![ns/op per workload](%s)" % chart_rel)
+    L.append("")
+
+    L.append("## Targets (issues 3 and 4), checked on this run")
+    L.append("")
+    L.append("| target | measured | verdict |")
+    L.append("|---|---|---|")
+    for t, m, v in targets(runs, cg):
+        L.append("| %s | %s | %s |" % (t, m, v))
+    L.append("")
+
+    for w in WORKLOADS:
+        rows = workload_rows(runs, w)
+        L.append("## " + TITLES[w])
+        L.append("")
+        if not rows:
+            L.append("No stack ran (filtered out, or its blocks are not written yet).")
+            L.append("")
+            continue
+        anchors = [s for s, r in rows if r["label"] == "anchor"]
+        if w == "W6":
+            L.append("| stack | kind | ns/op | vs " + " | vs ".join(short(a) for a in anchors) +
+                     " | peak held | peak live | held / live | failures |")
+            L.append("|---|---|--:|" + "--:|" * len(anchors) + "--:|--:|--:|--:|")
+        else:
+            L.append("| stack | kind | ns/op | vs " + " | vs ".join(short(a) for a in anchors) + " | failures |")
+            L.append("|---|---|--:|" + "--:|" * len(anchors) + "--:|")
+        for s, r in rows:
+            ratios = [fmt_ratio(r["ns_per_op"] / runs[w + "/" + a]["ns_per_op"]) for a in anchors]
+            kind = r["label"] if r["source"] == "alloy_bench" else "%s (%s)" % (r["label"], r["source"])
+            name = "**%s**" % s if r["label"] != "anchor" else s
+            cells = [name, kind, fmt_ns(r["ns_per_op"])] + ratios
+            if w == "W6":
+                held, live = r.get("peak_held_bytes"), r.get("peak_live_bytes")
+                cells += [fmt_bytes(held), fmt_bytes(live), fmt_ratio(held / live) if held and live else "-"]
+            cells.append("%d" % r["failures"])
+            L.append("| " + " | ".join(cells) + " |")
+        absent = [n for n in notes if ("foonathan" in n and w in ("W1", "W2", "W4")) or
+                  ("ldc2" in n and w in ("W1", "W2", "W3", "W4", "W5")) or "mimalloc" in n]
+        if absent:
+            L.append("")
+            L.append("Not in this table: " + "; ".join(absent) + ".")
+        L.append("")
+        if w == "W3":
+            sweep_stacks = sorted({split(n)[1] for n in runs if n.startswith("W3@")})
+            if sweep_stacks:
+                L.append("W3 at 1, 4, 64 and 256 MiB arenas (issue 3: ns/op within 1.5x from the smallest to the "
+                         "largest):")
+                L.append("")
+                L.append("| stack | " + " | ".join(W3_ARENAS) + " | max / min | failures at 1 MiB |")
+                L.append("|---|" + "--:|" * len(W3_ARENAS) + "--:|--:|")
+                for s in sweep_stacks:
+                    xs = [runs.get("W3@%s/%s" % (a, s), {}).get("ns_per_op") for a in W3_ARENAS]
+                    have = [x for x in xs if x is not None]
+                    L.append("| %s | %s | %s | %s |" % (s, " | ".join(fmt_ns(x) for x in xs),
+                             fmt_ratio(max(have) / min(have)) if have else "-",
+                             runs.get("W3@1MiB/" + s, {}).get("failures", "-")))
+                L.append("")
+        if w == "W6":
+            L.append(W6_PROTOCOL)
+
+    L.append("## Instructions per op (callgrind), W1 and W4")
+    L.append("")
+    if not cg:
+        L.append("Not measured in this run (valgrind missing or --no-callgrind).")
+    else:
+        for w, floor in (("W1", "floor: one bitmap word"), ("W4", "floor: bump pointer")):
+            items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
+            if not items:
+                continue
+            fl = cg.get(w + "/" + floor, {}).get("instructions_per_op")
+            L.append("| %s stack | instructions / op | vs %s |" % (w, short(floor)))
+            L.append("|---|--:|--:|")
+            for s, v in items:
+                L.append("| %s | %.1f | %s |" % (s, v, fmt_ratio(v / fl) if fl else "-"))
+            L.append("")
+    L.append(METHOD.format(reps=reps, n1=CALLGRIND_N["W1"][0], n2=CALLGRIND_N["W1"][1]))
+    L.append("## Reproduce")
+    L.append("")
+    L.append("```sh")
+    L.append("%s                   # the whole report (builds preset bench, runs everything, ~a few minutes)" %
+             res["command"])
+    L.append("cmake --preset bench && cmake --build --preset bench --target alloy_bench")
+    L.append("build/bench/benchmarks/alloy_bench --benchmark_filter='^W1/'   # one workload, 5 repetitions")
+    L.append("valgrind --tool=callgrind build/bench/benchmarks/alloy_bench --callgrind 'W1/glibc malloc' 500000")
+    L.append("```")
+    L.append("")
+    L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp and its name in the Mp11 list of each workload "
+             "(see the comment at the top of that file).")
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def write_chart(res, png):
+    if not shutil.which("gnuplot"):
+        return "gnuplot not found: no chart"
+    runs = res["runs"]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = ["set terminal pngcairo size 1500,950 font 'Sans,9'" if has_pngcairo() else
+                  "set terminal png size 1500,950",
+                  "set output '%s'" % png,
+                  "set multiplot layout 2,3 title 'alloy vs anchors: ns/op, median of %d repetitions (%s, lower is "
+                  "better; blue = alloy, grey = anchors)'" % (res["repetitions"], res["date"]),
+                  "set style fill solid 0.8 border -1", "set boxwidth 0.7", "set grid ytics",
+                  "set xtics rotate by -40 nomirror", "set ylabel 'ns/op (log scale)'", "unset key",
+                  "set logscale y", "set yrange [0.5:*]",
+                  "set bmargin 7"]
+        for w in WORKLOADS:
+            rows = workload_rows(runs, w)
+            dat = os.path.join(tmp, w + ".dat")
+            with open(dat, "w") as f:
+                for i, (s, r) in enumerate(rows):
+                    color = 0x3366CC if r["label"] != "anchor" else 0x999999
+                    f.write('%d "%s" %g %d\n' % (i, short(s), r["ns_per_op"], color))
+            if not rows:
+                continue
+            script.append("set title '%s'" % TITLES[w].split(" (")[0])
+            script.append("set xrange [-0.6:%g]" % (len(rows) - 0.4))
+            script.append("plot '%s' using 1:3:4:xtic(2) with boxes lc rgb variable, "
+                          "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.7" % dat)
+        script.append("unset multiplot")
+        sp = os.path.join(tmp, "chart.gp")
+        with open(sp, "w") as f:
+            f.write("\n".join(script) + "\n")
+        r = subprocess.run(["gnuplot", sp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return "gnuplot failed: " + r.stdout[-500:]
+    return None
+
+
+def has_pngcairo():
+    r = subprocess.run(["gnuplot", "-e", "set terminal"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return "pngcairo" in r.stdout
+
+
+def print_summary(res):
+    runs = res["runs"]
+    for w in WORKLOADS:
+        rows = workload_rows(runs, w)
+        if not rows:
+            continue
+        log("%s" % TITLES[w])
+        for s, r in rows:
+            extra = ""
+            if "peak_held_bytes" in r:
+                extra = "  peak held %s, live %s" % (fmt_bytes(r["peak_held_bytes"]), fmt_bytes(r["peak_live_bytes"]))
+            log("  %-62s %-7s %9s ns/op%s" % (s, r["label"], fmt_ns(r["ns_per_op"]), extra))
+    for n in sorted(k for k in runs if k.startswith("W3@")):
+        log("  %-70s %9s ns/op" % (n, fmt_ns(runs[n]["ns_per_op"])))
+    if res["callgrind"]:
+        log("instructions per op (callgrind)")
+        for n, v in res["callgrind"].items():
+            log("  %-70s %9.1f" % (n, v["instructions_per_op"]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5, help="repetitions per benchmark (>= 5 for the record; default 5)")
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    ap.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
+    ap.add_argument("--filter", default="", help="regex on benchmark names (development runs; the record runs all)")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 2))
+    ap.add_argument("--out-md", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--out-png", default=os.path.join(ROOT, "docs", "performance.png"))
+    ap.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
+    args = ap.parse_args()
+    command = "tools/bench_report.sh" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
+    t_start = time.time()
+
+    targets_built = build(args.build_dir, args.jobs) if not args.no_build else None
+    bdir = os.path.join(args.build_dir, "benchmarks")
+    exe = os.path.join(bdir, "alloy_bench")
+    mi_exe = os.path.join(bdir, "alloy_bench_mimalloc")
+    d_exe = os.path.join(bdir, "phobos", "alloy_bench_phobos")
+    if not os.path.exists(exe):
+        raise SystemExit("bench_report: %s not built" % exe)
+
+    loads = [load_sample()]
+    notes = []
+    extra = ["--benchmark_filter=" + args.filter] if args.filter else []
+    log("=== bench_report: alloy_bench, %d repetitions ===" % args.reps)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = run_gbench(exe, args.reps, os.path.join(tmp, "alloy.json"), extra, "alloy_bench")
+        context = data.get("context", {})
+        runs = gbench_rows(data, "alloy_bench")
+        if context.get("alloy.foonathan_memory") != "yes":
+            notes.append("foonathan::memory not found at build time: no memory_pool / memory_stack anchors")
+        for blk in ("bitmapped_block", "region", "allocator_list"):
+            if context.get("alloy." + blk) != "yes":
+                notes.append("<alloy/%s.hpp> absent when built: its stacks did not run" % blk)
+        loads.append(load_sample())
+        if os.path.exists(mi_exe) and (targets_built is None or "alloy_bench_mimalloc" in targets_built):
+            log("=== bench_report: alloy_bench_mimalloc (malloc rows linked against mimalloc) ===")
+            mi = run_gbench(mi_exe, args.reps, os.path.join(tmp, "mimalloc.json"), extra, "mimalloc")
+            runs.update(gbench_rows(mi, "mimalloc"))
+        else:
+            notes.append("mimalloc not found: no mimalloc anchor")
+        if os.path.exists(d_exe) and (targets_built is None or "alloy_bench_phobos" in targets_built):
+            log("=== bench_report: alloy_bench_phobos (D, std.experimental.allocator) ===")
+            drows, dctx = run_phobos(d_exe, args.reps, os.path.join(tmp, "phobos.json"))
+            if args.filter:
+                drows = {k: v for k, v in drows.items() if re.search(args.filter, k)}
+            runs.update(drows)
+            context["phobos.compiler"] = dctx.get("compiler", "?")
+        else:
+            notes.append("ldc2 not found: no Phobos rows")
+    # Keep the row order by workload (anchors then alloy inside workload_rows).
+    order = {w: i for i, w in enumerate(WORKLOADS)}
+    runs = dict(sorted(runs.items(), key=lambda kv: order.get(kv[0].split("/")[0].split("@")[0], 99)))
+    cg = {}
+    if not args.no_callgrind:
+        log("=== bench_report: callgrind, instructions per op (W1, W4) ===")
+        cg = run_callgrind(exe, args.filter)
+    loads.append(load_sample())
+
+    date = datetime.datetime.utcnow().strftime("%Y-%m-%d")
+    os.makedirs(args.results_dir, exist_ok=True)
+    json_path = os.path.join(args.results_dir, date + ".json")
+    res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
+           "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
+           "machine": machine_info(), "load": loads, "context": context, "notes": notes, "runs": runs,
+           "callgrind": cg, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
+    with open(json_path, "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    chart_note = write_chart(res, args.out_png)
+    if chart_note:
+        notes.append(chart_note)
+    write_markdown(res, args.out_md, os.path.relpath(args.out_png, os.path.dirname(args.out_md)))
+    print_summary(res)
+    log("=== bench_report: wrote %s, %s, %s (%.0f s) ===" % (os.path.relpath(json_path, ROOT),
+        os.path.relpath(args.out_md, ROOT), os.path.relpath(args.out_png, ROOT), time.time() - t_start))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The benchmark report (issue 7): builds the `bench` preset, runs W1-W6 against the anchors (with mimalloc and D's
+# Phobos when installed), counts instructions per op under callgrind, and writes benchmarks/results/<date>.json,
+# docs/performance.md and docs/performance.png. Options: tools/bench_report.py --help.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3   # Debian's python3: the script needs only the standard library
+exec "$py" tools/bench_report.py "$@"

@@ -1,0 +1,105 @@
+// ctest-labels: tsan
+// CallbackTable from C++ (the C program tests/adapters_callback_table.c drives it from C).
+#include <alloy/adapters/callback_table.hpp>
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/region.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/test_allocators.hpp"
+
+TEST_CASE("CallbackTable: the table's fields and the C callbacks") {
+  alloy::CallbackTable<alloy::AlignedMallocator> ct;
+  alloy_callback_table* t = ct.table();
+  CHECK(t->obj == &ct);
+  CHECK(t->alignment == alloy::AlignedMallocator::alignment);
+  CHECK(t->memory_space == ALLOY_MEMORY_HOST);
+  CHECK(t->alloc(t->obj, 0) == nullptr);
+  void* b = t->alloc(t->obj, 33);
+  REQUIRE(b != nullptr);
+  auto* rec = static_cast<alloy_block*>(b);
+  CHECK(rec->size == 33);
+  CHECK(t->addr_of_block(b) == rec->address);
+  CHECK(ct.live_blocks() == 1);
+  void* a = t->alloc_advise(t->obj, 10, reinterpret_cast<void*>(std::uintptr_t{0x7f0000001000}));
+  CHECK(alloy::is_aligned(t->addr_of_block(a), 4096));
+  void* c = t->alloc_advise(t->obj, 10, nullptr);
+  CHECK(c != nullptr);
+  t->free(t->obj, a);
+  t->free(t->obj, b);
+  t->free(t->obj, c);
+  t->free(t->obj, nullptr);
+  CHECK(ct.live_blocks() == 0);
+}
+
+TEST_CASE("CallbackTable: exact blocks back to the stack; live blocks freed at the end") {
+  using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned>;
+  Heap heap;
+  {
+    alloy::CallbackTable<alloy::Ref<Heap>> ct(heap);
+    alloy_callback_table* t = ct.table();
+    std::vector<void*> bs;
+    for (std::size_t i = 1; i <= 100; ++i) bs.push_back(t->alloc(t->obj, i * 3));
+    for (std::size_t i = 0; i < bs.size(); i += 3) t->free(t->obj, bs[i]);
+    CHECK(heap.live_blocks() == 66);
+    heap.fail_after(0);
+    CHECK(t->alloc(t->obj, 8) == nullptr);  // the stack fails: NULL
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
+TEST_CASE("CallbackTable: device-like stacks (records on the host, memory never touched)") {
+  alloy_callback_table* t = alloy::make_callback_table<alloy::NoAccessAllocator>();
+  CHECK(t->memory_space == ALLOY_MEMORY_DEVICE);
+  void* b = t->alloc(t->obj, 5000);
+  CHECK(static_cast<alloy_block*>(b)->size == 5000);  // the record is host memory
+  CHECK(alloy::NoAccessAllocator::instance.owns({t->addr_of_block(b), 5000}) == alloy::Ternary::yes);
+  t->free(t->obj, b);
+  t->destroy(t->obj);
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  t = alloy::make_callback_table<alloy::Region<alloy::NoAccessAllocator>>(std::size_t{1} << 16);
+  void* x = t->alloc(t->obj, 100);
+  void* y = t->alloc(t->obj, 100);
+  CHECK(x != nullptr);
+  CHECK(y != nullptr);
+  t->free(t->obj, x);  // a Region keeps a middle block until it is reset; the handle is freed all the same
+  t->destroy(t->obj);
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+TEST_CASE("CallbackTable: thread-safe over a Region (which is not)") {
+  alloy::CallbackTable<alloy::Region<alloy::Mallocator>> ct(std::size_t{1} << 22);
+  alloy_callback_table* t = ct.table();
+  std::vector<std::thread> ts;
+  std::vector<int> bad(6, 0);
+  for (int k = 0; k < 6; ++k) {
+    ts.emplace_back([&, k] {
+      std::vector<void*> mine;
+      for (int i = 0; i < 3000; ++i) {
+        if (mine.size() < 16 && i % 3 != 2) {
+          void* b = t->alloc(t->obj, 1 + (i * 7 + k) % 200);
+          if (!b) { ++bad[k]; continue; }
+          std::memset(t->addr_of_block(b), k, static_cast<alloy_block*>(b)->size);
+          mine.push_back(b);
+        } else if (!mine.empty()) {
+          void* b = mine.back();
+          mine.pop_back();
+          if (*static_cast<unsigned char*>(t->addr_of_block(b)) != k) ++bad[k];
+          t->free(t->obj, b);
+        }
+      }
+      for (void* b : mine) t->free(t->obj, b);
+    });
+  }
+  for (auto& th : ts) th.join();
+  for (int b : bad) CHECK(b == 0);
+  CHECK(ct.live_blocks() == 0);
+}

@@ -1,0 +1,114 @@
+// CudaMrResource compiled by the host compiler against the installed CCCL (cuda::mr concepts, resource_ref), run
+// over host stacks and NoAccessAllocator stacks: no GPU needed. tests/cuda/adapters_cuda_mr_resource.cu runs it over
+// CUDA parents on a device.
+#include <doctest/doctest.h>
+
+#if defined(ALLOY_TEST_HAVE_CCCL) && __has_include(<cuda/memory_resource>)
+#include <alloy/adapters/cuda_mr_resource.hpp>
+#include <alloy/aligned_mallocator.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/null_allocator.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/region.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+#include "support/test_allocators.hpp"
+
+using alloy::CudaMrResource;
+using DevMr = CudaMrResource<alloy::NoAccessAllocator>;
+using HostMr = CudaMrResource<alloy::AlignedMallocator>;
+using RegionMr = CudaMrResource<alloy::Region<alloy::NoAccessAllocator>>;
+namespace mr = cuda::mr;
+
+#if CCCL_VERSION >= 3001000
+static_assert(mr::synchronous_resource<DevMr> && mr::resource<DevMr>);
+static_assert(mr::resource_with<DevMr, mr::device_accessible>);
+static_assert(!mr::resource_with<DevMr, mr::host_accessible>);
+static_assert(mr::resource_with<HostMr, mr::host_accessible>);
+static_assert(!mr::resource_with<HostMr, mr::device_accessible>);
+#else
+static_assert(mr::resource<DevMr> && mr::async_resource<DevMr>);
+static_assert(mr::resource<RegionMr> && mr::async_resource<RegionMr>);
+static_assert(mr::async_resource_with<DevMr, mr::device_accessible>);
+static_assert(!mr::resource_with<DevMr, mr::host_accessible>);
+static_assert(mr::async_resource_with<HostMr, mr::host_accessible>);
+static_assert(!mr::resource_with<HostMr, mr::device_accessible>);
+#endif
+static_assert(std::is_empty_v<DevMr>);
+static_assert(sizeof(RegionMr) == sizeof(void*));
+
+TEST_CASE("CudaMrResource: both spellings over a device-like stack") {
+  DevMr r;
+  cuda::stream_ref s{reinterpret_cast<cudaStream_t>(std::uintptr_t{0x9000})};
+  void* a = r.allocate(1000, 256);         // 3.0
+  void* b = r.allocate_sync(1000, 8192);   // 3.1+ (over-aligned: aligned_allocate)
+  void* c = r.allocate_async(10, 16, s);   // 3.0
+  void* d = r.allocate(s, 10, 16);         // 3.1+
+  CHECK(alloy::is_aligned(a, 256));
+  CHECK(alloy::is_aligned(b, 8192));
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 4);
+  r.deallocate(a, 1000, 256);
+  r.deallocate_sync(b, 1000, 8192);
+  r.deallocate_async(c, 10, 16, s);
+  r.deallocate(s, d, 10, 16);
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  CHECK(r.allocate(0, 16) == nullptr);
+  CHECK_THROWS_AS((void)r.allocate(10, 3), alloy::bad_alloc);
+  CHECK(r == DevMr());
+}
+
+TEST_CASE("CudaMrResource: through cuda::mr::resource_ref") {
+  DevMr dev;
+#if CCCL_VERSION >= 3001000
+  mr::resource_ref<mr::device_accessible> ref{dev};
+  void* p = ref.allocate_sync(4096, 256);
+  ref.deallocate_sync(p, 4096, 256);
+#else
+  mr::async_resource_ref<mr::device_accessible> ref{dev};
+  void* p = ref.allocate(4096, 256);
+  CHECK(alloy::NoAccessAllocator::instance.owns({p, 4096}) == alloy::Ternary::yes);
+  ref.deallocate(p, 4096, 256);
+  void* q = ref.allocate_async(100, 16, cuda::stream_ref{});
+  ref.deallocate_async(q, 100, 16, cuda::stream_ref{});
+  HostMr host;
+  mr::resource_ref<mr::host_accessible> href{host};
+  auto* h = static_cast<char*>(href.allocate(6, 64));
+  std::memcpy(h, "hello", 6);
+  CHECK(std::strcmp(h, "hello") == 0);
+  href.deallocate(h, 6, 64);
+#endif
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+TEST_CASE("CudaMrResource: a stateful stack is shared by pointer; failures throw") {
+  alloy::Region<alloy::NoAccessAllocator> region(std::size_t{1} << 16);
+  RegionMr a(region), b(region);
+  CHECK(a == b);
+  alloy::Region<alloy::NoAccessAllocator> other(std::size_t{1} << 12);
+  CHECK(a != RegionMr(other));
+  void* p = a.allocate(100, 16);
+  CHECK(region.owns({p, 100}) == alloy::Ternary::yes);
+  CHECK_THROWS_AS((void)a.allocate(std::size_t{1} << 20, 16), std::bad_alloc);  // the region is finite
+  b.deallocate(p, 100, 16);                                                      // the same stack
+  CudaMrResource<alloy::Mallocator> plain;
+  CHECK_THROWS_AS((void)plain.allocate(10, 4096), alloy::bad_alloc);  // no aligned_allocate
+  CudaMrResource<alloy::NullAllocator> none;
+  CHECK_THROWS_AS((void)none.allocate(1, 1), std::bad_alloc);
+  using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned>;
+  Heap heap;
+  CudaMrResource<Heap> h(heap);
+  void* x = h.allocate(77, 64);
+  h.deallocate(x, 77, 64);  // CheckedHeap verifies the exact block
+  CHECK(heap.live_blocks() == 0);
+}
+#else
+#include <cstdlib>
+TEST_CASE("CudaMrResource: CCCL not found") {
+  MESSAGE("ALLOY_SKIP: <cuda/memory_resource> not on the include path");
+  std::exit(77);
+}
+#endif

@@ -1,0 +1,151 @@
+// ctest-labels: tsan
+// SharedBitmappedBlock: conformance, single-threaded invariants, D's "10 threads allocating at once" and an
+// 8-thread stress test mixing lock-free single-block requests with locked multi-block ones (run under TSan too).
+#include <alloy/bitmapped_block.hpp>
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+#include "support/differential.hpp"
+#include "support/rng.hpp"
+
+using alloy::Block;
+using alloy::choose_at_runtime;
+using alloy::Mallocator;
+using alloy::Multiblock;
+using alloy::SharedBitmappedBlock;
+using alloy::Ternary;
+
+static_assert(alloy::has_allocate_all<SharedBitmappedBlock<64>> && alloy::has_expand<SharedBitmappedBlock<64>>);
+static_assert(!alloy::has_allocate_all<SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no>>);
+static_assert(alloy::memory_space_of<SharedBitmappedBlock<64, 64, alloy::NoAccessAllocator>>() ==
+              alloy::MemorySpace::device);
+
+TEST_CASE_TEMPLATE("SharedBitmappedBlock: conformance", A, SharedBitmappedBlock<64, 16, Mallocator>,
+                   SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no>,
+                   SharedBitmappedBlock<256, 64, alloy::NoAccessAllocator>) {
+  alloy::test::check_allocator([] { return A(64 * 1024); });
+}
+
+TEST_CASE("SharedBitmappedBlock: conformance, run-time block size") {
+  alloy::test::check_allocator([] { return SharedBitmappedBlock<choose_at_runtime, 8, Mallocator>(64 * 1024, 64); });
+  alloy::test::check_allocator(
+      [] { return SharedBitmappedBlock<choose_at_runtime, 8, Mallocator, Multiblock::no>(64 * 1024, 64); });
+}
+
+TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
+  SharedBitmappedBlock<32, 16, Mallocator> a(32 * 2000);
+  alloy::test::DiffOptions o;
+  o.ops = 100'000;
+  o.max_size = 1500;
+  o.max_alignment = 512;
+  const auto st = alloy::test::run_differential(a, o);
+  CHECK(st.allocations > 10'000);
+  SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no> b(64 * 300);
+  o.max_size = 64;
+  o.seed = 5;
+  CHECK(alloy::test::run_differential(b, o).allocations > 10'000);
+}
+
+// D's test: 10 threads allocate at once; the blocks do not overlap and are all given back.
+template <class A>
+void ten_threads(A& a, std::size_t size) {
+  constexpr int n = 10;
+  Block buf[n];
+  std::atomic<bool> go{false};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&, i] {
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      buf[i] = a.allocate(size);
+    });
+  go.store(true, std::memory_order_release);
+  for (auto& t : ts) t.join();
+  std::sort(std::begin(buf), std::end(buf), [](Block x, Block y) { return x.ptr < y.ptr; });
+  for (int i = 0; i < n; ++i) CHECK(buf[i].size == size);
+  for (int i = 0; i + 1 < n; ++i)
+    CHECK(static_cast<char*>(buf[i].ptr) + a.good_alloc_size(buf[i].size) <= static_cast<char*>(buf[i + 1].ptr));
+  for (Block b : buf) CHECK(a.deallocate(b));
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("SharedBitmappedBlock: 10 threads allocating at once, no overlap") {
+  SharedBitmappedBlock<64, alloy::platform_alignment, Mallocator> a1(1024 * 1024);
+  SharedBitmappedBlock<64, alloy::platform_alignment, Mallocator, Multiblock::no> a2(1024 * 1024);
+  ten_threads(a1, 2 * 64);
+  ten_threads(a1, 64);
+  ten_threads(a2, 64);
+}
+
+// 8 threads, each with its own live set: single blocks (lock-free), multi-block requests, expand and reallocate
+// (locked). Every live block carries its owner's stamp, checked before it is freed: an overlap would show.
+template <class A>
+void stress(A& a, std::size_t max_blocks, int iters) {
+  constexpr int threads = 8;
+  std::atomic<int> errors{0};
+  std::atomic<long> allocations{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t)
+    ts.emplace_back([&, t] {
+      alloy::test::Rng rng{0x1234u + static_cast<std::uint64_t>(t)};
+      std::vector<Block> live;
+      auto stamp = [&](Block b) { std::memset(b.ptr, t + 1, b.size); };
+      auto intact = [&](Block b) {
+        for (std::size_t i = 0; i < b.size; ++i)
+          if (static_cast<unsigned char*>(b.ptr)[i] != t + 1) return false;
+        return true;
+      };
+      for (int i = 0; i < iters; ++i) {
+        if (live.size() < 16 && (live.empty() || rng.chance(55))) {
+          const std::size_t k = rng.chance(70) ? 1 : 1 + rng.below(max_blocks);
+          Block b = a.allocate(k * 64 - rng.below(64));
+          if (!b) continue;
+          allocations.fetch_add(1, std::memory_order_relaxed);
+          stamp(b);
+          live.push_back(b);
+        } else {
+          const std::size_t j = rng.below(live.size());
+          Block& b = live[j];
+          if (!intact(b)) errors.fetch_add(1);
+          if constexpr (alloy::has_reallocate<A> && alloy::has_allocate_all<A>) {
+            if (rng.chance(15)) {
+              if (a.expand(b, 64)) stamp(b);
+              continue;
+            }
+            if (rng.chance(10)) {
+              if (a.reallocate(b, 1 + rng.below(max_blocks * 64))) stamp(b);
+              continue;
+            }
+          }
+          if (!a.deallocate(b)) errors.fetch_add(1);
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+      }
+      for (Block b : live) {
+        if (!intact(b)) errors.fetch_add(1);
+        a.deallocate(b);
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(errors.load() == 0);
+  CHECK(allocations.load() > iters);
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("SharedBitmappedBlock: 8-thread stress") {
+  SharedBitmappedBlock<64, 16, Mallocator> a(64 * 1024);
+  stress(a, 20, 20'000);
+  SharedBitmappedBlock<64, 16, Mallocator> small(64 * 100);  // pressure: allocations fail at times
+  stress(small, 8, 20'000);
+  SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no> s(64 * 200);
+  stress(s, 1, 30'000);
+}

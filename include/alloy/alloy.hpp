@@ -14,6 +14,12 @@
 #include <alloy/ref.hpp>
 #include <alloy/stream_view.hpp>
 #include <alloy/ternary.hpp>
+// adapters (host side; cuda_mr_resource.hpp and tensorrt_allocator.hpp stay opt-in)
+#include <alloy/adapters/any_allocator.hpp>
+#include <alloy/adapters/callback_table.hpp>
+#include <alloy/adapters/pmr_resource.hpp>
+#include <alloy/adapters/pytorch_allocator.hpp>
+#include <alloy/adapters/stl_allocator.hpp>
 // building blocks
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/recording_allocator.hpp>

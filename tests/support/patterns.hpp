@@ -21,7 +21,7 @@ template <class A>
 void write_pattern(A& a, Block b, std::uint64_t seed) noexcept {
   if constexpr (can_check_contents<A>) {
     if (!b || b.size == 0) return;
-    unsigned char buf[32];
+    unsigned char buf[32] = {};  // (initialized: GCC 12 with ASan warns maybe-uninitialized otherwise)
     const std::size_t head = std::min<std::size_t>(b.size, 32);
     for (std::size_t i = 0; i < head; ++i) buf[i] = pattern_byte(seed, i);
     alloy::copy(a, b.ptr, buf, head);
@@ -41,7 +41,7 @@ template <class A>
 bool check_pattern(A& a, Block b, std::uint64_t seed, std::size_t written) noexcept {
   if constexpr (can_check_contents<A>) {
     if (!b) return true;
-    unsigned char buf[32];
+    unsigned char buf[32] = {};  // (initialized: GCC 12 with ASan warns maybe-uninitialized otherwise)
     const std::size_t head = std::min({std::size_t{32}, written, b.size});
     alloy::copy(a, buf, b.ptr, head);
     for (std::size_t i = 0; i < head; ++i)

@@ -16,7 +16,8 @@ namespace alloy {
 /// reallocate (`realloc`, platform alignment kept), aligned_reallocate (allocate, copy, free: POSIX has no aligned
 /// realloc), deallocate. No owns, no expand.
 /// Alignment: platform_alignment. Thread safety: thread-safe. Stateless: `AlignedMallocator::instance`.
-/// Failure: an empty Block when the C heap fails, for n == 0, and for an alignment that is not a power of two.
+/// Failure: an empty Block when the C heap fails, for n == 0, for an alignment that is not a power of two, and when
+/// `n + a` exceeds PTRDIFF_MAX.
 /// Example:
 /// ```cpp
 /// alloy::AlignedMallocator a;
@@ -32,7 +33,10 @@ struct AlignedMallocator {
 
   Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
-    if (n == 0 || n > PTRDIFF_MAX || !is_power_of_two(a)) return {};
+    // The C heap needs up to n + a bytes of address space to align n bytes to a: beyond PTRDIFF_MAX no request can
+    // succeed (and some heaps, ASan's among them, do not fail cleanly there).
+    std::size_t span = 0;
+    if (n == 0 || !is_power_of_two(a) || !add_checked(n, a, span) || span > PTRDIFF_MAX) return {};
     void* p = nullptr;
     if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n) != 0) return {};
     return {p, n};
@@ -48,6 +52,7 @@ struct AlignedMallocator {
       return true;
     }
     if (n > PTRDIFF_MAX) return false;
+    if (b && b.size == n) return true;  // a no-op (realloc may move even then: under ASan it always does)
     void* p = std::realloc(b.ptr, n);
     if (!p) return false;
     b = {p, n};

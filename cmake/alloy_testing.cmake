@@ -134,6 +134,9 @@ function(alloy_add_compile_fail src)
   endif()
   set(incs -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/building_blocks)
   foreach(d IN LISTS Boost_INCLUDE_DIRS)
+    if(d STREQUAL "/usr/include")
+      continue()  # -isystem /usr/include breaks libstdc++'s #include_next <stdlib.h>
+    endif()
     list(APPEND incs -isystem ${d})
   endforeach()
   add_test(NAME compile_fail_${name}

@@ -86,7 +86,7 @@ def build(build_dir, jobs):
 def run_gbench(exe, reps, out_json, extra, tag):
     """Runs a Google Benchmark binary, showing a progress line per finished benchmark."""
     listed = subprocess.run([exe, "--benchmark_list_tests"] + extra, stdout=subprocess.PIPE, text=True,
-                            check=True).stdout.split()
+                            check=True).stdout.splitlines()
     total = len(listed)
     cmd = [exe, "--benchmark_repetitions=%d" % reps, "--benchmark_report_aggregates_only=true",
            "--benchmark_out=" + out_json, "--benchmark_out_format=json", "--benchmark_color=false"] + extra
@@ -171,6 +171,15 @@ def run_callgrind(exe, name_filter):
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Machine
+
+def git_state():
+    def out(*cmd):
+        r = subprocess.run(["git"] + list(cmd), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return r.stdout.rstrip("\n") if r.returncode == 0 else ""
+    dirty = [l[3:] for l in out("status", "--porcelain", "--", "include", "building_blocks").splitlines()
+             if l[3:].endswith(".hpp")]
+    return {"commit": out("rev-parse", "--short", "HEAD"), "dirty_headers": dirty}
+
 
 def machine_info():
     info = {"system": platform.platform(), "cpus": os.cpu_count()}
@@ -385,7 +394,8 @@ def write_markdown(res, path, chart_rel):
              "tools/bench_report.py). Raw data: [benchmarks/results/%s](../benchmarks/results/%s)." %
              (res["date"], os.path.basename(res["json_path"]), os.path.basename(res["json_path"])))
     L.append("")
-    L.append("**Command:** `%s` (%s; median of %d repetitions)." % (res["command"], res["build"], reps))
+    L.append("**Command:** `%s` (%s; median of %d repetitions), at commit %s." % (
+        res["command"], res["build"], reps, res["git"]["commit"]))
     mi = res["machine"]
     L.append("")
     L.append("**Machine:** %s, %s CPUs, %s, %s. Compiler: %s." % (mi.get("cpu", "?"), mi.get("cpus"),
@@ -401,7 +411,7 @@ def write_markdown(res, path, chart_rel):
     notes = res["notes"]
     if notes:
         L.append("")
-        L.append("**Missing in this run:** " + "; ".join(notes) + ".")
+        L.append("**Notes on this run:** " + "; ".join(notes) + ".")
     L.append("")
     L.append("Ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is faster than that anchor.")
     L.append("")
@@ -585,6 +595,10 @@ def main():
 
     loads = [load_sample()]
     notes = []
+    git = git_state()
+    if git["dirty_headers"]:
+        notes.append("uncommitted (work-in-progress) headers were built into this run: " +
+                     ", ".join(git["dirty_headers"]))
     extra = ["--benchmark_filter=" + args.filter] if args.filter else []
     log("=== bench_report: alloy_bench, %d repetitions ===" % args.reps)
     with tempfile.TemporaryDirectory() as tmp:
@@ -627,7 +641,7 @@ def main():
     res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
            "machine": machine_info(), "load": loads, "context": context, "notes": notes, "runs": runs,
-           "callgrind": cg, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
+           "callgrind": cg, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
     with open(json_path, "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")

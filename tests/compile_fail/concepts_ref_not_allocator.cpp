@@ -1,0 +1,15 @@
+// Ref<A> of a type that is not an allocator (its allocate is not noexcept).
+// expect: (constraint failure|constraints not satisfied).*(Ref|allocator)
+#include <alloy/block.hpp>
+#include <alloy/ref.hpp>
+
+struct Throwing {
+  static constexpr std::size_t alignment = 16;
+  alloy::Block allocate(std::size_t) { return {}; }  // not noexcept: not an alloy::allocator
+};
+
+int main() {
+  Throwing t;
+  alloy::Ref<Throwing> r(t);
+  (void)r;
+}

@@ -113,11 +113,9 @@ TEST_CASE("replay: every configured stack replays both shipped traces") {
       CAPTURE(r.name);
       CHECK(r.ops == p.steps.size());
       CHECK(r.held_after == 0);
-      if (r.failures == 0) {
-        CHECK(r.peak_live == p.stats.peak_live_bytes);
-        CHECK(r.peak_held > 0);
-      }
-      if (r.name != "glibc malloc") CHECK(r.peak_held >= r.peak_live);  // counted stacks hold at least what is live
+      if (r.failures == 0) CHECK(r.peak_live == p.stats.peak_live_bytes);
+      // Counted stacks hold at least what is live. glibc's figure comes from mallinfo2, which reads 0 under ASan.
+      if (r.name != "glibc malloc") CHECK(r.peak_held >= r.peak_live);
     }
     // The anchors and the Mallocator stack serve every request.
     for (std::size_t i = 0; i < boost::mp11::mp_size<rp::AnchorStacks>::value; ++i) {

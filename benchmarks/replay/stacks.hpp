@@ -70,7 +70,55 @@ using RegionStacks = boost::mp11::mp_list<>;
 }
 #endif
 
+#if __has_include(<alloy/region.hpp>) && __has_include(<alloy/allocator_list.hpp>)
+#include <alloy/allocator_list.hpp>
+namespace alloy::replay {
+/// 1 MiB regions made on demand (larger for a larger request); a region goes back to the parent once all its blocks
+/// are freed (Region frees only its last block, so in practice once it is freed in LIFO order).
+struct RegionFactory {
+  Region<CountingMallocator> operator()(std::size_t n) const {
+    return Region<CountingMallocator>(round_up(std::max<std::size_t>(n + 256, 1 << 20), 4096));
+  }
+};
+struct RegionList {
+  static constexpr const char* name = "AllocatorList of 1 MiB Regions";
+  static auto make(const TraceStats&) { return std::make_unique<AlloyTarget<AllocatorList<RegionFactory>>>(); }
+};
+using RegionListStacks = boost::mp11::mp_list<RegionList>;
+}  // namespace alloy::replay
+#else
+namespace alloy::replay {
+using RegionListStacks = boost::mp11::mp_list<>;
+}
+#endif
+
+#if __has_include(<alloy/bitmapped_block.hpp>) && __has_include(<alloy/allocator_list.hpp>)
+#include <alloy/allocator_list.hpp>
+#include <alloy/bitmapped_block.hpp>
+namespace alloy::replay {
+using Bitmapped64 = BitmappedBlock<64, platform_alignment, CountingMallocator>;
+struct BitmappedArena {
+  static constexpr const char* name = "BitmappedBlock<64> (arena: 2x peak live)";
+  static auto make(const TraceStats& s) { return std::make_unique<AlloyTarget<Bitmapped64>>(reuse_arena_bytes(s)); }
+};
+/// BitmappedBlocks of 1 MiB made on demand (twice the request when larger); emptied ones go back to the parent
+/// (AllocatorList keeps one).
+struct BitmappedFactory {
+  Bitmapped64 operator()(std::size_t n) const { return Bitmapped64(std::max<std::size_t>(2 * n, 1 << 20)); }
+};
+struct BitmappedList {
+  static constexpr const char* name = "AllocatorList of BitmappedBlock<64> (1 MiB)";
+  static auto make(const TraceStats&) { return std::make_unique<AlloyTarget<AllocatorList<BitmappedFactory>>>(); }
+};
+using BitmappedStacks = boost::mp11::mp_list<BitmappedArena, BitmappedList>;
+}  // namespace alloy::replay
+#else
+namespace alloy::replay {
+using BitmappedStacks = boost::mp11::mp_list<>;
+}
+#endif
+
 namespace alloy::replay {
 /// Every stack alloy-replay runs, in table order.
-using Stacks = boost::mp11::mp_append<AnchorStacks, RegionStacks>;
+using Stacks = boost::mp11::mp_append<AnchorStacks, RegionStacks, RegionListStacks, BitmappedStacks>;
 }  // namespace alloy::replay

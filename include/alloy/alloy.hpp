@@ -21,5 +21,7 @@
 #include <alloy/adapters/pytorch_allocator.hpp>
 #include <alloy/adapters/stl_allocator.hpp>
 // building blocks
+#include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/recording_allocator.hpp>
+#include <alloy/region.hpp>

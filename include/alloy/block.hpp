@@ -8,8 +8,20 @@
 
 namespace alloy {
 
-/// A piece of memory: D's `void[]`. An empty Block (`ptr == nullptr`) is how every primitive reports failure.
-/// The size is the size the caller asked for, not what the allocator reserved (see `good_alloc_size`).
+/// Block
+///
+/// Semantics: a piece of memory, D's `void[]`: a pointer and a size, passed by value. An empty Block
+/// (`ptr == nullptr`) is how every primitive reports failure, whatever its size. The size is the size the caller
+/// asked for, not what the allocator reserved (see `good_alloc_size`). Two Blocks are equal when both fields are.
+/// Example:
+/// ```cpp
+/// unsigned char buf[64];
+/// alloy::Block b{buf, sizeof buf};
+/// CHECK(static_cast<bool>(b));
+/// CHECK(b.end_address() - reinterpret_cast<std::uintptr_t>(buf) == 64);
+/// CHECK(!alloy::Block{});                     // empty: failure
+/// CHECK(b == alloy::Block{buf, 64});
+/// ```
 struct Block {
   void* ptr = nullptr;
   std::size_t size = 0;

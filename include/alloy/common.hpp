@@ -83,7 +83,8 @@ constexpr std::size_t good_alloc_size(const A& a, std::size_t n) noexcept {
   }
 }
 
-/// Copies n bytes into or within A's memory: `a.copy` when A declares it, else `std::memcpy` (host-accessible A).
+/// Copies n bytes into, out of or within A's memory: `a.copy` when A declares it, else `std::memmove`
+/// (host-accessible A; the ranges may overlap).
 /// A device allocator without `copy` cannot be copied into by the host: that does not compile.
 template <allocator A>
 bool copy(A& a, void* dst, const void* src, std::size_t n, stream_view s = {}) noexcept {

@@ -29,7 +29,23 @@ concept static_integral_alignment = requires { &A::alignment; } && !std::is_memb
                                     std::is_integral_v<std::remove_cvref_t<decltype(A::alignment)>>;
 }  // namespace detail
 
-/// An allocator: a compile-time power-of-two `alignment` and a noexcept `allocate(n) -> Block`.
+/// allocator<A>
+///
+/// Semantics: `A::alignment` is a static constexpr integral power of two, and `a.allocate(n)` is `noexcept` and
+/// returns exactly `Block`. Every other primitive is optional and has its own `has_<primitive>` concept below.
+/// Example:
+/// ```cpp
+/// #include <alloy/mallocator.hpp>
+/// #include <alloy/no_access_allocator.hpp>
+/// static_assert(alloy::allocator<alloy::Mallocator> && !alloy::allocator<int>);
+/// static_assert(alloy::has_deallocate<alloy::Mallocator> && !alloy::has_owns<alloy::Mallocator>);
+/// static_assert(alloy::host_accessible<alloy::Mallocator>);            // no memory_space member: host
+/// static_assert(!alloy::host_accessible<alloy::NoAccessAllocator>);    // memory_space = device
+/// alloy::Mallocator m;
+/// alloy::Block b = m.allocate(10);
+/// CHECK(b.size == 10);
+/// if constexpr (alloy::has_deallocate<alloy::Mallocator>) CHECK(m.deallocate(b));
+/// ```
 template <class A>
 concept allocator = detail::static_integral_alignment<A> && requires(A& a, std::size_t n) {
   typename std::integral_constant<std::size_t, A::alignment>;

@@ -20,7 +20,8 @@ namespace alloy {
 /// The only way in or out is `copy`, which opens the pages it needs for the length of one `memmove`, like a
 /// `cudaMemcpy` would.
 /// Capabilities: allocate, aligned_allocate, deallocate, owns (every mapping is recorded), copy, good_alloc_size
-/// (whole pages). Static queries for tests: `live_blocks()`, `live_bytes()`.
+/// (whole pages). Static queries for tests: `live_blocks()`, `live_bytes()`. No expand or reallocate, like
+/// `cudaMalloc`: stacks over it exercise the generic fallbacks, which move bytes through `copy`.
 /// Memory space: `device`. Alignment: 4096.
 /// Thread safety: thread-safe (one mutex over the record of mappings; this is a test allocator, not a fast one).
 /// Failure: an empty Block for n == 0, when rounding to pages overflows, or when the kernel refuses.

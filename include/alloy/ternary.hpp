@@ -7,6 +7,21 @@
 
 namespace alloy {
 
+/// Ternary
+///
+/// Semantics: `unknown` (the default, `Ternary{}`), `no`, `yes`; `to_ternary(bool)`; `~`, `&`, `|` follow Kleene's
+/// logic (`no` decides an `&`, `yes` decides an `|`), `^` is unknown when either side is.
+/// Example:
+/// ```cpp
+/// using alloy::Ternary;
+/// static_assert(Ternary{} == Ternary::unknown);
+/// static_assert((Ternary::no & Ternary::unknown) == Ternary::no);
+/// static_assert((Ternary::yes | Ternary::unknown) == Ternary::yes);
+/// static_assert(~Ternary::unknown == Ternary::unknown);
+/// Ternary t = alloy::to_ternary(true);
+/// t &= Ternary::unknown;
+/// CHECK(t == Ternary::unknown);
+/// ```
 enum class Ternary : std::uint8_t { unknown = 0, no = 1, yes = 2 };
 
 constexpr Ternary to_ternary(bool b) noexcept { return b ? Ternary::yes : Ternary::no; }

@@ -1,11 +1,12 @@
 #pragma once
 /// \file alloy/alloy.hpp
-/// Every host-side header of alloy. CUDA headers stay opt-in (`<alloy/cuda_mallocator.hpp>`, `<alloy/device_buffer.hpp>`).
+/// Every host-side header of alloy. CUDA headers stay opt-in (`<alloy/cuda_mallocator.hpp>`); device_buffer.hpp needs none.
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/block.hpp>
 #include <alloy/common.hpp>
 #include <alloy/concepts.hpp>
 #include <alloy/config.hpp>
+#include <alloy/device_buffer.hpp>
 #include <alloy/make.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>

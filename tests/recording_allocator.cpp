@@ -250,3 +250,35 @@ TEST_CASE("RecordingAllocator: threads are numbered and the trace stays consiste
   for (std::size_t n : per_thread) CHECK(n == 2u * pairs);
   CHECK(r.live_blocks() == 0);
 }
+
+namespace {
+// A host heap with the stream-ordered primitives (the shape of CudaAsyncMallocator), to test their forwarding.
+struct StreamHeap {
+  static constexpr std::size_t alignment = alloy::platform_alignment;
+  Block allocate(std::size_t n) noexcept { return alloy::Mallocator::instance.allocate(n); }
+  bool deallocate(Block b) noexcept { return alloy::Mallocator::instance.deallocate(b); }
+  Block allocate(alloy::stream_view, std::size_t n) noexcept { return allocate(n); }
+  bool deallocate(alloy::stream_view, Block b) noexcept { return deallocate(b); }
+};
+static_assert(alloy::has_stream_ordered<StreamHeap>);
+static_assert(alloy::has_stream_ordered<RecordingAllocator<StreamHeap>>);
+static_assert(!alloy::has_stream_ordered<RecordingAllocator<alloy::Mallocator>>);
+}  // namespace
+
+TEST_CASE("RecordingAllocator: stream-ordered allocate and deallocate are recorded") {
+  RecordingAllocator<StreamHeap> r;
+  const alloy::stream_view s;
+  Block a = r.allocate(s, 24);
+  Block b = r.allocate(8);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(r.deallocate(s, b));
+  CHECK(r.deallocate(s, a));
+  const std::vector<TraceEvent> want = {
+      {Op::allocate, 1, 24, 16, 0},
+      {Op::allocate, 2, 8, 16, 0},
+      {Op::deallocate, 2, 8, 16, 0},
+      {Op::deallocate, 1, 24, 16, 0},
+  };
+  CHECK(parse_ok(r.trace()) == want);
+}

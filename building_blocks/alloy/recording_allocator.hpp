@@ -93,8 +93,9 @@ class TraceSink {
 /// Semantics: forwards every call to Parent and writes one trace line (docs/replay.md) for each change it makes to
 /// the set of live blocks: `a` for a successful allocate, aligned_allocate, allocate_fresh, allocate_all or
 /// stream-ordered allocate; `d` for a successful deallocate (and, for deallocate_all, one `d` per live block in id
-/// order); `r` for a successful expand, reallocate or aligned_reallocate that keeps the block alive (a reallocate from
-/// the empty block is an `a`, a reallocate to 0 that frees is a `d`). Failed calls write nothing: the trace is the
+/// order); `r` for a successful expand, reallocate or aligned_reallocate that changes the block's size or raises its
+/// alignment (a reallocate from the empty block is an `a`, one to 0 that frees is a `d`, a move that keeps the size
+/// writes nothing: traces name blocks, not addresses). Failed calls write nothing: the trace is the
 /// program's demand as it was served. Ids are 1, 2, 3, ... in order of allocation, never reused; threads are numbered
 /// 0, 1, 2, ... in order of first call. A plain allocate records `Parent::alignment` (what the caller may rely on),
 /// an aligned one the alignment asked for. The header line is written at construction.

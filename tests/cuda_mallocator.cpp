@@ -118,3 +118,33 @@ TEST_CASE("CUDA parents with a device: conformance, copies between every pair of
   CHECK(std::memcmp(pinned.data(), src.data(), src.size()) == 0);   // pinned: the host reads it
   CHECK(std::memcmp(managed.data(), src.data(), src.size()) == 0);  // managed: so does it
 }
+
+namespace {
+// A "device" allocator without a copy primitive (it hands out host memory, labelled device): device_buffer must copy
+// into it through the CUDA runtime hook that <alloy/cuda_mallocator.hpp> provides, and report a failed copy as
+// alloy::cuda_error with the runtime's code.
+struct DeviceWithoutCopy {
+  static constexpr std::size_t alignment = 16;
+  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::device;
+  Block allocate(std::size_t n) const noexcept { return alloy::Mallocator::instance.allocate(n); }
+  bool deallocate(Block b) const noexcept { return alloy::Mallocator::instance.deallocate(b); }
+};
+static_assert(!alloy::has_copy<DeviceWithoutCopy>);
+}  // namespace
+
+TEST_CASE("device_buffer over device memory without a copy primitive copies with cudaMemcpyAsync") {
+  const char src[] = "through the runtime";
+  if (alloy::cuda_available()) {
+    alloy::device_buffer<DeviceWithoutCopy> b(src, sizeof src, alloy::default_stream);
+    REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+    CHECK(std::memcmp(b.data(), src, sizeof src) == 0);  // host memory under the label: the test may look
+  } else {
+    try {
+      alloy::device_buffer<DeviceWithoutCopy> b(src, sizeof src, alloy::default_stream);
+      FAIL("the copy cannot succeed without a driver");
+    } catch (const alloy::cuda_error& e) {
+      CHECK(alloy::cuda_no_device_error(e.code()));  // the runtime's own code (35 here), not -1
+      CHECK(std::strstr(e.what(), "cudaError") != nullptr);
+    }
+  }
+}

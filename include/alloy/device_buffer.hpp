@@ -31,20 +31,18 @@ template <class>
 inline constexpr bool always_false = false;
 
 /// Copies n bytes into or within the memory of an allocator of type A that has no copy primitive: `std::memmove`
-/// for host memory; the CUDA runtime (`cudaMemcpyAsync`, when <alloy/cuda_mallocator.hpp> is included) for the other
-/// spaces; host_pinned and managed memory fall back to `std::memmove` without CUDA.
+/// for host-accessible memory (host, host_pinned, managed: give such an allocator a copy primitive to make its copies
+/// stream-ordered, as the CUDA parents have); for device memory the CUDA runtime (`cudaMemcpyAsync`), found when
+/// <alloy/cuda_mallocator.hpp> is included, else a compile-time error. So a given A copies the same way in every
+/// translation unit that compiles (no ODR divergence between TUs with and without CUDA).
 template <class A>
 bool space_default_copy(void* dst, const void* src, std::size_t n, stream_view s) {
-  if constexpr (memory_space_of<A>() == MemorySpace::host) {
+  if constexpr (host_accessible<A>) {
     (void)s;
     if (n) std::memmove(dst, src, n);
     return true;
   } else if constexpr (requires { device_default_copy(space_tag<A>{}, dst, src, n, s); }) {
     return device_default_copy(space_tag<A>{}, dst, src, n, s);
-  } else if constexpr (host_accessible<A>) {
-    (void)s;
-    if (n) std::memmove(dst, src, n);
-    return true;
   } else {
     static_assert(always_false<A>,
                   "alloy::device_buffer: this allocator's memory is not host-accessible and it has no copy primitive; "
@@ -61,15 +59,15 @@ bool copy_with(A& a, void* dst, const void* src, std::size_t n, stream_view s) {
   else return (void)a, space_default_copy<A>(dst, src, n, s);
 }
 
-/// Copies from Src's memory into Dst's: Dst's copy, else Src's, else memmove between two host spaces, else the
-/// default of whichever side is not host memory.
+/// Copies from Src's memory into Dst's: Dst's copy, else Src's, else the default of the side the host may not touch
+/// (device memory: cudaMemcpyAsync), else memmove (both sides host-accessible).
 template <class Dst, class Src>
 bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, stream_view st) {
   if constexpr (has_copy<Dst>) {
     return d.copy(dst, src, n, st);
   } else if constexpr (has_copy<Src>) {
     return s.copy(dst, src, n, st);
-  } else if constexpr (memory_space_of<Dst>() != MemorySpace::host) {
+  } else if constexpr (!host_accessible<Dst>) {
     return space_default_copy<Dst>(dst, src, n, st);
   } else {
     return space_default_copy<Src>(dst, src, n, st);
@@ -91,7 +89,8 @@ struct no_allocator_pointer {};
 /// Semantics: RMM's `device_buffer` over an alloy allocator A: `size()` uninitialized bytes in A's memory space,
 /// inside an allocation of `capacity()` bytes, and the stream used to allocate and free it. Reading `data()` before
 /// writing it is undefined, as in RMM. The buffer never touches its memory from the host: every byte moves through
-/// A's `copy` primitive or its memory space's default (`std::memmove` on the host, `cudaMemcpyAsync` otherwise), so a
+/// A's `copy` primitive or its memory space's default (`std::memmove` where the host may touch it, `cudaMemcpyAsync`
+/// for device memory), so a
 /// buffer over `NoAccessAllocator` (or a stack over it) runs on a CPU-only machine exactly as it would over
 /// `CudaMallocator`.
 /// The allocator: a stateless A (`std::is_empty_v<A>`: `CudaMallocator`, `Mallocator`, `NoAccessAllocator`) is not

@@ -8,6 +8,9 @@
 /// and the run's state prepared before the clock starts, and torn down after it stops. The time of the timed region
 /// goes to Google Benchmark as manual time, and `ns/op` = that time / ops, where an allocate (failed or not) and a
 /// deallocate each count as one op. Repetitions (>= 5) give the median the report uses.
+/// (STYLE.md §7 sketches `Counter(ops, kIsRate | kInvert)`; that divides by the CPU time of the whole iteration,
+/// which here would include the allocator's construction and, for W5, only the main thread's CPU time. So the
+/// counter is computed from the timed region's wall time instead.)
 #include <benchmark/benchmark.h>
 
 #include <alloy/block.hpp>

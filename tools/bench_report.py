@@ -121,6 +121,11 @@ def gbench_rows(data, source):
             if k in b:
                 row[k] = b[k]
         rows[name] = row
+    for b in data.get("benchmarks", []):  # the spread across repetitions: coefficient of variation of ns/op
+        if b.get("aggregate_name") == "cv":
+            name = re.sub(r"/iterations:1/manual_time$", "", b["run_name"])
+            if name in rows:
+                rows[name]["cv"] = b["ns/op"]
     return rows
 
 
@@ -132,7 +137,10 @@ def run_phobos(exe, reps, out_json):
         data = json.load(f)
     rows = {}
     for b in data["benchmarks"]:
-        rows[b["run_name"]] = {"ns_per_op": b["ns/op"], "label": "anchor", "source": "phobos",
+        xs = b.get("samples") or []
+        mean = sum(xs) / len(xs) if xs else 0
+        cv = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 / mean if len(xs) > 1 and mean else None
+        rows[b["run_name"]] = {"ns_per_op": b["ns/op"], "label": "anchor", "source": "phobos", "cv": cv,
                                "failures": b.get("failures", 0), "repetitions": b.get("repetitions"),
                                "samples": b.get("samples")}
     return rows, data.get("context", {})
@@ -417,7 +425,8 @@ def write_markdown(res, path, chart_rel):
         L.append("")
         L.append("**Notes on this run:** " + "; ".join(notes) + ".")
     L.append("")
-    L.append("Ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is faster than that anchor.")
+    L.append("Ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is faster than that anchor. "
+             "ns/op is the median; ±x% is the coefficient of variation across the repetitions.")
     L.append("")
     L.append("![ns/op per workload](%s)" % chart_rel)
     L.append("")
@@ -450,7 +459,8 @@ def write_markdown(res, path, chart_rel):
             ratios = [fmt_ratio(r["ns_per_op"] / runs[w + "/" + a]["ns_per_op"]) for a in anchors]
             kind = r["label"] if r["source"] == "alloy_bench" else "%s (%s)" % (r["label"], r["source"])
             name = "**%s**" % s if r["label"] != "anchor" else s
-            cells = [name, kind, fmt_ns(r["ns_per_op"])] + ratios
+            cv = r.get("cv")
+            cells = [name, kind, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))] + ratios
             if w == "W6":
                 held, live = r.get("peak_held_bytes"), r.get("peak_live_bytes")
                 cells += [fmt_bytes(held), fmt_bytes(live), fmt_ratio(held / live) if held and live else "-"]

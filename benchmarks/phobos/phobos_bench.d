@@ -4,6 +4,7 @@
 //   alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING]
 // Writes Google-Benchmark-shaped JSON (one "median" aggregate per benchmark, with the counter "ns/op") that
 // tools/bench_report.py merges with alloy_bench's. Built by benchmarks/CMakeLists.txt with ldc2 -O2 -release.
+import core.atomic : atomicOp;
 import core.sync.event : Event;
 import core.sync.semaphore : Semaphore;
 import core.thread : Thread;
@@ -33,6 +34,7 @@ struct Rng {
 }
 
 __gshared size_t gSink;
+shared size_t gSharedSink;
 
 struct Run { double nsPerOp; size_t failures; }
 
@@ -146,7 +148,7 @@ size_t w5Thread(A)(A* a) {
         s ^= cast(size_t) b.ptr;
         a.deallocate(b);
     }
-    gSink ^= s;  // racy on purpose-free data: only keeps s alive
+    atomicOp!"^="(gSharedSink, s);
     return failures;
 }
 

@@ -66,7 +66,8 @@ def build(build_dir, jobs):
     cfg = ["cmake", "--preset", "bench"]
     if os.path.abspath(build_dir) != os.path.join(ROOT, "build", "bench"):
         cfg = ["cmake", "--preset", "bench", "-B", build_dir]
-    r = subprocess.run(cfg, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    r = subprocess.run(cfg + ["-DALLOY_BENCH_REPLAY=ON"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
     if r.returncode != 0:
         # The replay tool (benchmarks/replay) is optional here: retry without it rather than lose the report.
         log(r.stdout[-3000:])

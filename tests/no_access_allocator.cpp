@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 
 #include <doctest/doctest.h>
@@ -35,6 +36,8 @@ template <class F>
 int signal_of_child(F f) {
   const pid_t pid = ::fork();
   if (pid == 0) {
+    std::signal(SIGSEGV, SIG_DFL);  // die of the signal: not doctest's handler, not ASan's (which would exit(1))
+    std::signal(SIGABRT, SIG_DFL);
     f();
     ::_exit(0);
   }

@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// The layout holds under nvcc too: a stateless allocator takes no bytes, a stateful one is a pointer.
+static_assert(sizeof(alloy::device_buffer<alloy::CudaMallocator>) == 4 * sizeof(void*));
+static_assert(sizeof(alloy::device_buffer<alloy::CudaAsyncMallocator>) == 5 * sizeof(void*));
+
 namespace {
 
 __global__ void iota_kernel(unsigned* p, std::size_t n, unsigned base) {

@@ -89,6 +89,8 @@ def run_gbench(exe, reps, out_json, extra, tag):
     listed = subprocess.run([exe, "--benchmark_list_tests"] + extra, stdout=subprocess.PIPE, text=True,
                             check=True).stdout.splitlines()
     total = len(listed)
+    if total == 0 or "Failed to match" in " ".join(listed):
+        return {"benchmarks": [], "context": {}}
     cmd = [exe, "--benchmark_repetitions=%d" % reps, "--benchmark_report_aggregates_only=true",
            "--benchmark_out=" + out_json, "--benchmark_out_format=json", "--benchmark_color=false"] + extra
     done = 0
@@ -147,9 +149,10 @@ def run_phobos(exe, reps, out_json):
     return rows, data.get("context", {})
 
 
-def callgrind_ir(exe, name, n, tmpdir):
+def callgrind_ir(exe, name, n, tmpdir, d_style=False):
     out = os.path.join(tmpdir, "cg.out")
-    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe, "--callgrind", name, str(n)],
+    args = ["--callgrind=" + name, "--n=%d" % n] if d_style else ["--callgrind", name, str(n)]
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe] + args,
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
         for line in f:
@@ -158,21 +161,27 @@ def callgrind_ir(exe, name, n, tmpdir):
     raise RuntimeError("no totals in callgrind output")
 
 
-def run_callgrind(exe, name_filter):
+def run_callgrind(exes, name_filter):
+    """exes: [(binary, d_style)]; each lists its passes with --list-callgrind."""
     if not shutil.which("valgrind"):
         log("bench_report: valgrind not found; no instruction counts")
         return {}
-    listing = subprocess.run([exe, "--list-callgrind"], stdout=subprocess.PIPE, text=True, check=True).stdout
-    entries = [l.split("\t") for l in listing.splitlines() if l.strip()]
-    entries = [(n, float(k)) for n, k in entries if not name_filter or re.search(name_filter, n)]
+    entries = []
+    for exe, d_style in exes:
+        listing = subprocess.run([exe, "--list-callgrind"], stdout=subprocess.PIPE, text=True, check=True).stdout
+        for line in listing.splitlines():
+            if line.strip():
+                n, k = line.split("\t")
+                if not name_filter or re.search(name_filter, n):
+                    entries.append((exe, d_style, n, float(k)))
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (name, ops_per_n) in enumerate(entries):
+        for i, (exe, d_style, name, ops_per_n) in enumerate(entries):
             w = name.split("/")[0]
             n1, n2 = CALLGRIND_N[w]
             progress("[callgrind %d/%d] %s" % (i + 1, len(entries), name))
-            a = callgrind_ir(exe, name, n1, tmp)
-            b = callgrind_ir(exe, name, n2, tmp)
+            a = callgrind_ir(exe, name, n1, tmp, d_style)
+            b = callgrind_ir(exe, name, n2, tmp, d_style)
             res[name] = {"instructions_per_op": (b - a) / ((n2 - n1) * ops_per_n), "n": [n1, n2], "ir": [a, b]}
     progress_done()
     return res
@@ -394,6 +403,7 @@ METHOD = """\
   `valgrind --tool=callgrind` for n = {n1} and n = {n2} and divides the difference in instructions by the difference
   in ops, so construction and start-up cancel out. They include the loop's own instructions (the generator for W4,
   the byte store and the sink). For malloc on W4, an op includes the free() its deallocate_all does for that block.
+  D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 
 
@@ -498,6 +508,7 @@ def write_markdown(res, path, chart_rel):
     else:
         for w, floor in (("W1", "floor: one bitmap word"), ("W4", "floor: bump pointer")):
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
+            items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")
             if not items:
                 continue
             fl = cg.get(w + "/" + floor, {}).get("instructions_per_op")
@@ -620,10 +631,10 @@ def main():
         data = run_gbench(exe, args.reps, os.path.join(tmp, "alloy.json"), extra, "alloy_bench")
         context = data.get("context", {})
         runs = gbench_rows(data, "alloy_bench")
-        if context.get("alloy.foonathan_memory") != "yes":
+        if context and context.get("alloy.foonathan_memory") != "yes":
             notes.append("foonathan::memory not found at build time: no memory_pool / memory_stack anchors")
         for blk in ("bitmapped_block", "region", "allocator_list"):
-            if context.get("alloy." + blk) != "yes":
+            if context and context.get("alloy." + blk) != "yes":
                 notes.append("<alloy/%s.hpp> absent when built: its stacks did not run" % blk)
         loads.append(load_sample())
         if os.path.exists(mi_exe) and (targets_built is None or "alloy_bench_mimalloc" in targets_built):
@@ -647,7 +658,10 @@ def main():
     cg = {}
     if not args.no_callgrind:
         log("=== bench_report: callgrind, instructions per op (W1, W4) ===")
-        cg = run_callgrind(exe, args.filter)
+        cg_exes = [(exe, False)]
+        if any(r["source"] == "phobos" for r in runs.values()):
+            cg_exes.append((d_exe, True))
+        cg = run_callgrind(cg_exes, args.filter)
     loads.append(load_sample())
 
     date = datetime.datetime.utcnow().strftime("%Y-%m-%d")

@@ -2,6 +2,7 @@
 // written the same way as benchmarks/w*.cpp: the same generator and seed reseeded every repetition, a byte written
 // into every block, the address folded into a sink, the allocator built before the clock starts, ns/op = time / ops.
 //   alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING]
+//   alloy_bench_phobos --callgrind=<W>/<stack> --n=N     one untimed pass for valgrind (W1, W4), as alloy_bench's
 // Writes Google-Benchmark-shaped JSON (one "median" aggregate per benchmark, with the counter "ns/op") that
 // tools/bench_report.py merges with alloy_bench's. Built by benchmarks/CMakeLists.txt with ldc2 -O2 -release.
 import core.atomic : atomicOp;
@@ -39,8 +40,7 @@ shared size_t gSharedSink;
 struct Run { double nsPerOp; size_t failures; }
 
 pragma(inline, false)
-Run w1(A)(ref A a) {
-    enum size_t pairs = 10_000_000;
+Run w1(A)(ref A a, size_t pairs = 10_000_000) {
     size_t s, failures;
     const t0 = MonoTime.currTime;
     foreach (i; 0 .. pairs) {
@@ -118,8 +118,7 @@ Run w3(A)(ref A a) {
 }
 
 pragma(inline, false)
-Run w4(A)(ref A a) {
-    enum size_t allocs = 1_000_000, rounds = 20;
+Run w4(A)(ref A a, size_t allocs = 1_000_000, size_t rounds = 20) {
     Rng rng;
     size_t s, failures;
     const t0 = MonoTime.currTime;
@@ -201,32 +200,60 @@ void bench(string name, Run delegate() once) {
 
 ubyte[] w4Arena;
 
-void main(string[] args) {
-    string outPath;
+ubyte[] w4ArenaTouched() {  // allocated and touched once, before any timing, as alloy_bench's w4_arena
+    if (w4Arena is null) {
+        w4Arena = (cast(ubyte*) Mallocator.instance.allocate(256 * MiB).ptr)[0 .. 256 * MiB];
+        w4Arena[] = 0;
+    }
+    return w4Arena;
+}
+
+alias BBSingle = BitmappedBlock!(64, 64, Mallocator, No.multiblock);
+alias BBMulti = BitmappedBlock!(64, 64, Mallocator, Yes.multiblock);
+alias SBBSingle = SharedBitmappedBlock!(64, 64, Mallocator, No.multiblock);
+alias SBBMulti = SharedBitmappedBlock!(64, 64, Mallocator, Yes.multiblock);
+enum single = "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)";
+enum multi = "phobos BitmappedBlock!(64,64,Mallocator)";
+enum region = "phobos Region!()";
+
+/// `--callgrind=NAME --n=N`: one untimed pass for valgrind, as `alloy_bench --callgrind` (W1: N pairs; W4: one round
+/// of N allocations and the deallocateAll). `--list-callgrind` prints the names with their ops per unit of N.
+int callgrindPass(string name, size_t n) {
+    if (name == "W1/" ~ single) { auto a = BBSingle(1 * MiB); w1(a, n); return 0; }
+    if (name == "W1/" ~ multi) { auto a = BBMulti(1 * MiB); w1(a, n); return 0; }
+    if (name == "W4/" ~ region) { auto a = Region!()(w4ArenaTouched()); w4(a, n, 1); return 0; }
+    stderr.writeln("unknown callgrind pass: ", name);
+    return 2;
+}
+
+int main(string[] args) {
+    string outPath, cgName;
+    size_t cgN = 0;
     foreach (a; args[1 .. $]) {
         if (a.length > 7 && a[0 .. 7] == "--reps=") reps = a[7 .. $].to!int;
         else if (a.length > 6 && a[0 .. 6] == "--out=") outPath = a[6 .. $];
         else if (a.length > 9 && a[0 .. 9] == "--filter=") filter = a[9 .. $];
-        else { stderr.writeln("usage: alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING]"); return; }
+        else if (a.length > 12 && a[0 .. 12] == "--callgrind=") cgName = a[12 .. $];
+        else if (a.length > 4 && a[0 .. 4] == "--n=") cgN = a[4 .. $].to!size_t;
+        else if (a == "--list-callgrind") {
+            writeln("W1/" ~ single, "\t2\nW1/" ~ multi, "\t2\nW4/" ~ region, "\t1");
+            return 0;
+        }
+        else {
+            stderr.writeln("usage: alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING] | "
+                ~ "--callgrind=NAME --n=N | --list-callgrind");
+            return 2;
+        }
     }
-    alias BBSingle = BitmappedBlock!(64, 64, Mallocator, No.multiblock);
-    alias BBMulti = BitmappedBlock!(64, 64, Mallocator, Yes.multiblock);
-    alias SBBSingle = SharedBitmappedBlock!(64, 64, Mallocator, No.multiblock);
-    alias SBBMulti = SharedBitmappedBlock!(64, 64, Mallocator, Yes.multiblock);
-    enum single = "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)";
-    enum multi = "phobos BitmappedBlock!(64,64,Mallocator)";
+    if (cgName.length) return callgrindPass(cgName, cgN);
 
     bench("W1/" ~ single, () { auto a = BBSingle(1 * MiB); return w1(a); });
     bench("W1/" ~ multi, () { auto a = BBMulti(1 * MiB); return w1(a); });
     bench("W2/" ~ single, () { auto a = BBSingle(256 * KiB); return w2(a); });
     bench("W2/" ~ multi, () { auto a = BBMulti(256 * KiB); return w2(a); });
     bench("W3/" ~ multi, () { auto a = BBMulti(4 * MiB); return w3(a); });
-    bench("W4/phobos Region!()", () {
-        if (w4Arena is null) {  // allocated and touched once, before any timing, as alloy_bench's w4_arena
-            w4Arena = (cast(ubyte*) Mallocator.instance.allocate(256 * MiB).ptr)[0 .. 256 * MiB];
-            w4Arena[] = 0;
-        }
-        auto a = Region!()(w4Arena);
+    bench("W4/" ~ region, () {
+        auto a = Region!()(w4ArenaTouched());
         return w4(a);
     });
     bench("W5/phobos SharedBitmappedBlock!(64,64,Mallocator,No.multiblock)", () {
@@ -250,4 +277,5 @@ void main(string[] args) {
     o ~= "]}\n";
     if (outPath.length) File(outPath, "w").write(o.data);
     else stdout.write(o.data);
+    return 0;
 }

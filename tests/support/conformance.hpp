@@ -262,6 +262,18 @@ void check_allocator(Make make) {
     }
   }
 
+  if constexpr (has_instance<A>) {  // D's `instance`: the one object of a stateless allocator serves every primitive
+    static_assert(stateless_allocator<A>, "check_allocator: an allocator with `instance` must hold no state");
+    static_assert(allocator<const A>, "check_allocator: `instance` is const: make the primitives const members");
+    const A& one = A::instance;
+    Block b = one.allocate(8);
+    if (serves) {
+      check_block_shape<A>(b, 8);
+      if constexpr (has_owns<const A>) CHECK(one.owns(b) == Ternary::yes);
+      if constexpr (has_deallocate<const A>) CHECK(one.deallocate(b));
+    }
+  }
+
   if constexpr (has_stream_ordered<A>) {
     auto a = make();
     Block b = a.allocate(stream_view{}, 64);

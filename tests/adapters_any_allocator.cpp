@@ -81,33 +81,40 @@ TEST_CASE("AnyAllocator: conformance through the erased call, host and device-li
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
 }
 
-TEST_CASE("AnyAllocator: randomized differential through the erased call") {
+TEST_CASE("AnyAllocator: randomized differential through the erased call, AlignedMallocator") {
   alloy::test::DiffOptions o;
   o.ops = 150'000;
   o.max_size = 2048;
+  AnyAs<alloy::AlignedMallocator> a{AnyAllocator(alloy::AlignedMallocator{})};
+  const auto st = alloy::test::run_differential(a, o);
+  CHECK(st.failures == 0);
+  CHECK(st.reallocations > 1000);
+}
+
+TEST_CASE("AnyAllocator: randomized differential through the erased call, a referred CheckedHeap") {
+  alloy::test::DiffOptions o;
+  o.ops = 150'000;
+  o.max_size = 2048;
+  alloy::test::CheckedHeap<16, alloy::test::caps::expand | alloy::test::caps::aligned> heap;
+  AnyAs<decltype(heap)> a{AnyAllocator(&heap)};  // referring
+  const auto st = alloy::test::run_differential(a, o);
+  CHECK(st.failures == 0);
+  CHECK(heap.live_blocks() == 0);
+}
+
+TEST_CASE("AnyAllocator: randomized differential through the erased call, NoAccessAllocator") {
+  alloy::test::DiffOptions o;
+  o.ops = 10'000;  // every NoAccess op is a few system calls
+  o.max_size = 9'000;
+  o.slots = 64;
   {
-    AnyAs<alloy::AlignedMallocator> a{AnyAllocator(alloy::AlignedMallocator{})};
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.failures == 0);
-    CHECK(st.reallocations > 1000);
-  }
-  {
-    alloy::test::CheckedHeap<16, alloy::test::caps::expand | alloy::test::caps::aligned> heap;
-    AnyAs<decltype(heap)> a{AnyAllocator(&heap)};  // referring
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.failures == 0);
-    CHECK(heap.live_blocks() == 0);
-  }
-  {
-    o.ops = 10'000;  // every NoAccess op is a few system calls
-    o.max_size = 20'000;
     AnyAs<alloy::NoAccessAllocator> a{AnyAllocator(alloy::NoAccessAllocator{})};
     const auto st = alloy::test::run_differential(a, o);
     CHECK(st.failures == 0);
     CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
   }
   {
-    o.ops = 5'000;
+    o.ops = 4'000;
     alloy::NoAccessAllocator dev;
     AnyAs<alloy::NoAccessAllocator> a{AnyAllocator(&dev)};  // referring
     const auto st = alloy::test::run_differential(a, o);

@@ -10,6 +10,7 @@ Only the standard library is used (python3 from Debian). See docs/performance.md
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import platform
@@ -75,7 +76,7 @@ def build(build_dir, jobs):
         run(cfg + ["-DALLOY_BENCH_REPLAY=OFF"], cwd=ROOT, stdout=subprocess.DEVNULL)
     help_out = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], cwd=ROOT,
                               stdout=subprocess.PIPE, text=True).stdout
-    targets = ["alloy_bench"] + [t for t in ("alloy_bench_mimalloc", "alloy_bench_phobos")
+    targets = ["alloy_bench"] + [t for t in ("alloy_bench_mimalloc", "alloy_bench_phobos", "alloy-replay")
                                  if re.search(r"^%s:" % t, help_out, re.M)]
     run(["cmake", "--build", build_dir, "-j", str(jobs), "--target"] + targets, cwd=ROOT)
     return targets
@@ -517,6 +518,13 @@ def write_markdown(res, path, chart_rel):
             for s, v in items:
                 L.append("| %s | %.1f | %s |" % (s, v, fmt_ratio(v / fl) if fl else "-"))
             L.append("")
+    if res.get("replay_markdown"):
+        L.append("## Trace replay (alloy-replay, shipped traces; see [replay.md](replay.md))")
+        L.append("")
+        L.append("`alloy-replay --repetitions %d benchmarks/replay/traces/*.csv`, in the same run:" % reps)
+        L.append("")
+        L.append(res["replay_markdown"])
+        L.append("")
     L.append(METHOD.format(reps=reps, n1=CALLGRIND_N["W1"][0], n2=CALLGRIND_N["W1"][1]))
     L.append("## Reproduce")
     L.append("")
@@ -652,6 +660,20 @@ def main():
             context["phobos.compiler"] = dctx.get("compiler", "?")
         else:
             notes.append("ldc2 not found: no Phobos rows")
+    replay_md = None
+    replay_exe = os.path.join(bdir, "replay", "alloy-replay")
+    traces = sorted(glob.glob(os.path.join(ROOT, "benchmarks", "replay", "traces", "*.csv")))
+    if os.path.exists(replay_exe) and traces and not args.filter and \
+            (targets_built is None or "alloy-replay" in targets_built):
+        log("=== bench_report: alloy-replay on the shipped traces (docs/replay.md) ===")
+        progress("[replay] %s" % ", ".join(os.path.basename(t) for t in traces))
+        r = subprocess.run([replay_exe, "--repetitions", str(args.reps)] + traces, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        progress_done()
+        if r.returncode == 0:
+            replay_md = r.stdout.strip()
+        else:
+            notes.append("alloy-replay failed (exit %d): no trace replay section" % r.returncode)
     # Keep the row order by workload (anchors then alloy inside workload_rows).
     order = {w: i for i, w in enumerate(WORKLOADS)}
     runs = dict(sorted(runs.items(), key=lambda kv: order.get(kv[0].split("/")[0].split("@")[0], 99)))
@@ -670,7 +692,7 @@ def main():
     res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
            "machine": machine_info(), "load": loads, "context": context, "notes": notes, "runs": runs,
-           "callgrind": cg, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
+           "callgrind": cg, "replay_markdown": replay_md, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
     with open(json_path, "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")

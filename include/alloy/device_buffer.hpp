@@ -74,10 +74,14 @@ bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, str
   }
 }
 
-/// Throws the error of a failed copy: alloy::cuda_error with the runtime's code when CUDA made the copy, else -1.
+/// Throws the error of a failed copy: alloy::cuda_error with the runtime's code when CUDA may have made the copy (A's
+/// memory is not plain host memory and <alloy/cuda_mallocator.hpp> is included), else with code -1. Host allocators
+/// never consult the runtime, so their copies fail the same way in every translation unit.
 template <class A>
 [[noreturn]] void copy_failed(const char* what) {
-  if constexpr (requires { throw_copy_error(space_tag<A>{}, what); }) throw_copy_error(space_tag<A>{}, what);
+  if constexpr (memory_space_of<A>() != MemorySpace::host) {
+    if constexpr (requires { throw_copy_error(space_tag<A>{}, what); }) throw_copy_error(space_tag<A>{}, what);
+  }
   throw cuda_error(-1, what);
 }
 

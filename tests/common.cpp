@@ -1,12 +1,11 @@
+#include <doctest/doctest.h>
+
 #include <alloy/common.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
-
 #include <cstring>
 #include <vector>
-
-#include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
@@ -34,20 +33,21 @@ constexpr std::size_t ru(std::size_t n, std::size_t a) {
   return alloy::round_up_checked(n, a, r) ? r : 12345;
 }
 static_assert(ru(0, 16) == 0 && ru(1, 16) == 16 && ru(16, 16) == 16 && ru(17, 16) == 32);
-static_assert(ru(MAX, 1) == MAX);                // a == 1 never rounds
-static_assert(ru(MAX - 15, 16) == MAX - 15);     // the largest multiple of 16
-static_assert(ru(MAX - 14, 16) == 12345);        // one past it overflows: out untouched
+static_assert(ru(MAX, 1) == MAX);             // a == 1 never rounds
+static_assert(ru(MAX - 15, 16) == MAX - 15);  // the largest multiple of 16
+static_assert(ru(MAX - 14, 16) == 12345);     // one past it overflows: out untouched
 static_assert(ru(MAX, 2) == 12345);
 static_assert(ru(MAX / 2 + 1, MAX / 2 + 1) == MAX / 2 + 1);
 static_assert(ru(MAX / 2 + 2, MAX / 2 + 1) == 12345);
-static_assert(alloy::round_up(17, 16) == 32 && alloy::round_down(31, 16) == 16 && alloy::round_down(MAX, 4096) == MAX - 4095);
+static_assert(alloy::round_up(17, 16) == 32 && alloy::round_down(31, 16) == 16 &&
+              alloy::round_down(MAX, 4096) == MAX - 4095);
 
 constexpr std::size_t rm(std::size_t n, std::size_t m) {
   std::size_t r = 12345;
   return alloy::round_up_to_multiple_checked(n, m, r) ? r : 12345;
 }
 static_assert(rm(10, 3) == 12 && rm(12, 3) == 12 && rm(0, 7) == 0 && rm(1, 1) == 1);
-static_assert(rm(MAX, 3) == MAX);               // 2^64 - 1 is a multiple of 3
+static_assert(rm(MAX, 3) == MAX);  // 2^64 - 1 is a multiple of 3
 static_assert(rm(MAX - 1, 3) == MAX && rm(MAX - 2, 4) == 12345 && rm(MAX - 3, 4) == MAX - 3);
 static_assert(rm(MAX, 10) == 12345 && rm(MAX - 5, 10) == MAX - 5);
 
@@ -59,13 +59,16 @@ constexpr std::size_t mul(std::size_t a, std::size_t b) {
   std::size_t r = 12345;
   return alloy::mul_checked(a, b, r) ? r : 12345;
 }
-static_assert(add(MAX - 1, 1) == MAX && add(MAX, 1) == 12345 && add(MAX, 0) == MAX && add(MAX / 2 + 1, MAX / 2 + 1) == 12345);
+static_assert(add(MAX - 1, 1) == MAX && add(MAX, 1) == 12345 && add(MAX, 0) == MAX &&
+              add(MAX / 2 + 1, MAX / 2 + 1) == 12345);
 static_assert(mul(MAX, 1) == MAX && mul(MAX, 0) == 0 && mul(0, MAX) == 0 && mul(MAX / 2 + 1, 2) == 12345);
 static_assert(mul(std::size_t{1} << 32, std::size_t{1} << 31) == std::size_t{1} << 63);
 static_assert(mul(std::size_t{1} << 32, std::size_t{1} << 32) == 12345);
-static_assert(alloy::divide_round_up(0, 7) == 0 && alloy::divide_round_up(7, 7) == 1 && alloy::divide_round_up(8, 7) == 2);
+static_assert(alloy::divide_round_up(0, 7) == 0 && alloy::divide_round_up(7, 7) == 1 &&
+              alloy::divide_round_up(8, 7) == 2);
 static_assert(alloy::divide_round_up(MAX, 2) == MAX / 2 + 1 && alloy::divide_round_up(MAX, MAX) == 1);
-static_assert(alloy::log2_exact(1) == 0 && alloy::log2_exact(4096) == 12 && alloy::log2_exact(std::size_t{1} << 63) == 63);
+static_assert(alloy::log2_exact(1) == 0 && alloy::log2_exact(4096) == 12 &&
+              alloy::log2_exact(std::size_t{1} << 63) == 63);
 static_assert(alloy::is_power_of_two(1) && alloy::is_power_of_two(std::size_t{1} << 63) && !alloy::is_power_of_two(0) &&
               !alloy::is_power_of_two(24) && !alloy::is_power_of_two(MAX));
 
@@ -109,7 +112,7 @@ TEST_CASE("common: good_alloc_size rounds to the alignment, or asks the allocato
   CHECK(alloy::good_alloc_size(m, 4097) == 8192);
   CHECK(alloy::good_alloc_size(m, MAX) == 0);
   CHECK(alloy::good_alloc_size(alloy::Mallocator::instance, 100) == 112);  // a const instance works too
-  static_assert(alloy::good_alloc_size(alloy::Mallocator{}, 1) == 16);    // constexpr where A allows
+  static_assert(alloy::good_alloc_size(alloy::Mallocator{}, 1) == 16);     // constexpr where A allows
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -308,7 +311,8 @@ TEST_CASE("common: BumpArena passes the conformance check") {
   alloy::test::check_allocator([] { return BumpArena<1 << 16>{}; });
 }
 
-TEST_CASE_TEMPLATE("common: test allocators, randomized", A, Plain, Expanding, CheckedHeap<64, caps::aligned | caps::expand>) {
+TEST_CASE_TEMPLATE("common: test allocators, randomized", A, Plain, Expanding,
+                   CheckedHeap<64, caps::aligned | caps::expand>) {
   A a;
   alloy::test::DiffOptions o;
   o.ops = 100'000;

@@ -166,7 +166,8 @@ static_assert(!alloy::has_aligned_allocate<Minimal> && !alloy::has_allocate_all<
               !alloy::has_allocate_fresh<Minimal> && !alloy::has_expand<Minimal> && !alloy::has_reallocate<Minimal> &&
               !alloy::has_aligned_reallocate<Minimal> && !alloy::has_owns<Minimal> &&
               !alloy::has_resolve_internal_pointer<Minimal> && !alloy::has_deallocate<Minimal> &&
-              !alloy::has_deallocate_all<Minimal> && !alloy::has_empty<Minimal> && !alloy::has_good_alloc_size<Minimal> &&
+              !alloy::has_deallocate_all<Minimal> && !alloy::has_empty<Minimal> &&
+              !alloy::has_good_alloc_size<Minimal> &&
               !alloy::has_instance<Minimal> && !alloy::has_stream_ordered<Minimal> && !alloy::has_copy<Minimal>);
 
 // Near misses, one primitive at a time: Minimal plus one wrongly spelled member.
@@ -282,7 +283,8 @@ static_assert(alloy::memory_space_of<Minimal>() == MemorySpace::host);  // undec
 static_assert(alloy::host_accessible<Minimal> && !alloy::device_accessible<Minimal>);
 static_assert(alloy::host_accessible<In<MemorySpace::host>> && !alloy::device_accessible<In<MemorySpace::host>>);
 static_assert(!alloy::host_accessible<In<MemorySpace::device>> && alloy::device_accessible<In<MemorySpace::device>>);
-static_assert(alloy::host_accessible<In<MemorySpace::host_pinned>> && alloy::device_accessible<In<MemorySpace::host_pinned>>);
+static_assert(alloy::host_accessible<In<MemorySpace::host_pinned>> &&
+              alloy::device_accessible<In<MemorySpace::host_pinned>>);
 static_assert(alloy::host_accessible<In<MemorySpace::managed>> && alloy::device_accessible<In<MemorySpace::managed>>);
 static_assert(alloy::memory_space_of<alloy::NoAccessAllocator>() == MemorySpace::device);
 static_assert(alloy::memory_space_of<alloy::Mallocator>() == MemorySpace::host);

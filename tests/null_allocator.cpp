@@ -1,11 +1,9 @@
-#include <alloy/null_allocator.hpp>
-
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <alloy/null_allocator.hpp>
 #include <csignal>
-
-#include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
@@ -28,7 +26,9 @@ static_assert(alloy::allocator<const NullAllocator> && alloy::has_deallocate<con
 static_assert(NullAllocator::alignment == 64 * 1024);
 static_assert(alloy::memory_space_of<NullAllocator>() == alloy::MemorySpace::host);
 
-TEST_CASE("NullAllocator: conformance (fails everywhere)") { alloy::test::check_allocator([] { return NullAllocator{}; }); }
+TEST_CASE("NullAllocator: conformance (fails everywhere)") {
+  alloy::test::check_allocator([] { return NullAllocator{}; });
+}
 
 TEST_CASE("NullAllocator: every primitive's answer, on the instance too") {
   const NullAllocator& n = NullAllocator::instance;

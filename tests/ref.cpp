@@ -1,12 +1,11 @@
-#include <alloy/ref.hpp>
+#include <doctest/doctest.h>
 
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
-
-#include <doctest/doctest.h>
+#include <alloy/ref.hpp>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
@@ -27,8 +26,8 @@ constexpr bool same_capabilities() {
          alloy::memory_space_of<R>() == alloy::memory_space_of<A>() &&
          alloy::has_aligned_allocate<R> == alloy::has_aligned_allocate<A> &&
          alloy::has_allocate_all<R> == alloy::has_allocate_all<A> &&
-         alloy::has_allocate_fresh<R> == alloy::has_allocate_fresh<A> &&
-         alloy::has_expand<R> == alloy::has_expand<A> && alloy::has_reallocate<R> == alloy::has_reallocate<A> &&
+         alloy::has_allocate_fresh<R> == alloy::has_allocate_fresh<A> && alloy::has_expand<R> == alloy::has_expand<A> &&
+         alloy::has_reallocate<R> == alloy::has_reallocate<A> &&
          alloy::has_aligned_reallocate<R> == alloy::has_aligned_reallocate<A> &&
          alloy::has_owns<R> == alloy::has_owns<A> &&
          alloy::has_resolve_internal_pointer<R> == alloy::has_resolve_internal_pointer<A> &&
@@ -65,7 +64,8 @@ struct Full {  // every primitive
 };
 static_assert(same_capabilities<Minimal>());
 static_assert(same_capabilities<Full>());
-static_assert(alloy::has_stream_ordered<Ref<Full>> && alloy::has_copy<Ref<Full>> && alloy::has_allocate_fresh<Ref<Full>>);
+static_assert(alloy::has_stream_ordered<Ref<Full>> && alloy::has_copy<Ref<Full>> &&
+              alloy::has_allocate_fresh<Ref<Full>>);
 static_assert(alloy::memory_space_of<Ref<Full>>() == alloy::MemorySpace::host_pinned);
 static_assert(same_capabilities<alloy::Mallocator>());
 static_assert(same_capabilities<alloy::AlignedMallocator>());

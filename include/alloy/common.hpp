@@ -54,7 +54,9 @@ inline bool is_aligned(const void* p, std::size_t a) noexcept {
 }
 /// `p` rounded up to a multiple of `a`, computed on integers (no pointer arithmetic past an object). Callers
 /// check the result against the end of their buffer.
-inline std::uintptr_t align_up(std::uintptr_t p, std::size_t a) noexcept { return (p + a - 1) & ~std::uintptr_t(a - 1); }
+inline std::uintptr_t align_up(std::uintptr_t p, std::size_t a) noexcept {
+  return (p + a - 1) & ~std::uintptr_t(a - 1);
+}
 inline void* align_up(void* p, std::size_t a) noexcept {
   return reinterpret_cast<void*>(align_up(reinterpret_cast<std::uintptr_t>(p), a));
 }

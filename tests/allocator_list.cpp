@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/bump_model.hpp"
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 #include "support/rng.hpp"
@@ -262,4 +263,195 @@ TEST_CASE("AllocatorList: in-band nodes live inside the regions") {
   CHECK(a.deallocate_all());
   CHECK(a.allocator_count() == 0);
   CHECK(a.allocate(10));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Randomized, against an exact model: a plain re-implementation of the list (a std::vector in most-recently-used
+// order of bump-pointer models), fed with the chunks the factory made (logged as they are made).
+
+struct ChunkLog {
+  std::vector<std::pair<void*, std::size_t>> chunks;
+};
+ChunkLog g_log;
+
+template <std::size_t Min, std::size_t MinAlign>
+struct LoggedRegions {
+  alloy::Region<alloy::AlignedMallocator, MinAlign> operator()(std::size_t n) const {
+    alloy::Region<alloy::AlignedMallocator, MinAlign> r(std::max(n, Min));
+    g_log.chunks.emplace_back(r.data(), r.capacity());
+    return r;
+  }
+};
+
+template <std::size_t MinAlign>
+struct ListModel {
+  struct Entry {
+    alloy::test::BumpModel<MinAlign, false> m;
+    std::size_t live = 0;
+  };
+  std::vector<Entry> list;  // front = most recently used
+  std::size_t next_chunk = 0;
+
+  void to_front(std::size_t i) { std::rotate(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list.begin() + static_cast<std::ptrdiff_t>(i) + 1); }
+  Block add_and(auto&& alloc) {
+    REQUIRE(next_chunk < g_log.chunks.size());  // the list made an allocator
+    const auto [p, size] = g_log.chunks[next_chunk++];
+    list.insert(list.begin(), Entry{alloy::test::BumpModel<MinAlign, false>(p, size), 0});
+    const Block b = alloc(list.front().m);
+    if (b) ++list.front().live;
+    else list.erase(list.begin());
+    return b;
+  }
+  Block allocate(std::size_t n) {
+    if (n == 0) return {};
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (Block b = list[i].m.allocate(n)) {
+        ++list[i].live;
+        to_front(i);
+        return b;
+      }
+    return add_and([&](auto& m) { return m.allocate(n); });
+  }
+  Block aligned_allocate(std::size_t n, std::size_t a) {
+    if (n == 0 || !alloy::is_power_of_two(a)) return {};
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (Block b = list[i].m.aligned_allocate(n, a)) {
+        ++list[i].live;
+        to_front(i);
+        return b;
+      }
+    if (n > SIZE_MAX - (a - 1)) return {};
+    return add_and([&](auto& m) { return m.aligned_allocate(n, a); });
+  }
+  std::size_t owner(Block b) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i].m.owns(b) == Ternary::yes) return i;
+    return SIZE_MAX;
+  }
+  bool deallocate(Block b) {
+    if (!b) return true;
+    const std::size_t i = owner(b);
+    REQUIRE(i != SIZE_MAX);
+    const bool r = list[i].m.deallocate(b);
+    to_front(i);
+    if (r && --list.front().live == 0)
+      list.erase(std::remove_if(list.begin() + 1, list.end(), [](const Entry& e) { return e.live == 0; }), list.end());
+    return r;
+  }
+  Ternary owns(Block b) {
+    const std::size_t i = owner(b);
+    if (i == SIZE_MAX) return Ternary::no;
+    to_front(i);
+    return Ternary::yes;
+  }
+  bool expand(Block& b, std::size_t d) {
+    if (d == 0) return true;
+    const std::size_t i = owner(b);
+    return i != SIZE_MAX && list[i].m.expand(b, d);
+  }
+  bool reallocate(Block& b, std::size_t n) {
+    if (b.size == n) return true;
+    if (n == 0) {
+      if (!deallocate(b)) return false;
+      b = {};
+      return true;
+    }
+    const std::size_t i = owner(b);
+    if (n > b.size && list[i].m.expand(b, n - b.size)) return true;
+    const Block nb = allocate(n);
+    if (!nb) return false;
+    deallocate(b);
+    b = nb;
+    return true;
+  }
+  bool deallocate_all() {
+    list.clear();
+    return true;
+  }
+  Ternary empty() const {
+    std::size_t live = 0;
+    for (const Entry& e : list) live += e.live;
+    return alloy::to_ternary(live == 0);
+  }
+};
+
+template <std::size_t Min, std::size_t MinAlign>
+void list_differential(std::uint64_t seed, std::size_t ops, std::size_t max_size) {
+  L<LoggedRegions<Min, MinAlign>> a;
+  g_log.chunks.clear();
+  ListModel<MinAlign> model;
+  alloy::test::DiffOptions o;
+  o.seed = seed;
+  o.ops = ops;
+  o.slots = 128;
+  o.max_size = max_size;
+  o.max_alignment = 1024;
+  o.deallocate_all_every = 5000;
+  const auto st = alloy::test::run_differential(a, model, o);
+  CHECK(st.allocations > ops / 15);
+  CHECK(st.deallocations > ops / 20);
+  CHECK(st.refused_deallocations > ops / 20);
+  CHECK(st.expansions > 100);
+  CHECK(st.reallocations > 100);
+  CHECK(g_log.chunks.size() > 50);  // allocators came and went
+  CHECK(a.allocator_count() == model.list.size());
+  MESSAGE("regions of " << Min << ": " << g_log.chunks.size() << " made, " << st.allocations << " allocations, "
+                        << st.deallocations << " deallocations, " << st.refused_deallocations << " refused");
+}
+
+TEST_CASE("AllocatorList of Regions: randomized against an exact model") {
+  list_differential<2048, 16>(101, 300'000, 300);
+  list_differential<4096, 1>(102, 200'000, 700);
+  list_differential<1024, 64>(103, 200'000, 2000);  // requests larger than the minimum region too
+}
+
+// A host arena that takes every block back (it rewinds when its last block goes): it lets the list's
+// empty-allocator policy run under a long random sequence with every deallocation accepted.
+struct Arena {
+  alloy::Region<alloy::Mallocator> r;
+  std::size_t live = 0;
+  static constexpr std::size_t alignment = 16;
+  Block allocate(std::size_t n) noexcept {
+    const Block b = r.allocate(n);
+    live += b ? 1 : 0;
+    return b;
+  }
+  bool deallocate(Block b) noexcept {
+    if (!b) return true;
+    r.deallocate(b);
+    if (--live == 0) r.deallocate_all();
+    return true;
+  }
+  Ternary owns(Block b) const noexcept { return r.owns(b); }
+  Ternary empty() const noexcept { return alloy::to_ternary(live == 0); }
+};
+struct Arenas {
+  std::size_t* made;
+  Arena operator()(std::size_t n) const {
+    ++*made;
+    return Arena{alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 4096)), 0};
+  }
+};
+
+TEST_CASE_TEMPLATE("AllocatorList of arenas: randomized, at most one empty allocator, slots reused", B,
+                   alloy::Mallocator, alloy::NullAllocator) {
+  std::size_t made = 0;
+  L<Arenas, B> a(Arenas{&made});
+  alloy::test::DiffOptions o;
+  o.ops = 300'000;
+  o.slots = 48;
+  o.max_size = 1500;
+  o.deallocate_all_every = 50'000;
+  const auto st = alloy::test::run_differential(a, o);
+  CHECK(st.allocations > 60'000);
+  CHECK(st.deallocations > 60'000);
+  CHECK(made > 100);
+  // Invariant after the run (everything given back): one empty allocator kept at most, and the node array did not
+  // grow with the number of allocators ever made.
+  CHECK(a.empty() == Ternary::yes);
+  std::size_t empties = 0;
+  a.for_each_allocator([&](Arena& x) { empties += x.live == 0; });
+  CHECK(empties <= 1 + alloy::AllocatorList<Arenas, B>::in_band);
+  CHECK(a.node_capacity() <= 64);
+  MESSAGE(made << " arenas made, node capacity " << a.node_capacity() << ", ops " << st.ops << ", failures " << st.failures << ", reallocations " << st.reallocations);
 }

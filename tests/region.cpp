@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
+#include "support/bump_model.hpp"
 #include "support/differential.hpp"
 
 using alloy::Block;
@@ -68,85 +69,10 @@ TEST_CASE("Region: conformance of regions that cannot serve anything") {
   alloy::test::check_allocator([] { return R<>(std::span<std::byte>(g_buf + 1, 14)); });  // no aligned byte
 }
 
-// The exact reference model: a bump pointer over the same addresses, written plainly.
-template <std::size_t MinAlign, bool Down>
-struct BumpModel {
-  std::uintptr_t lo, hi, cur;
-  BumpModel(const void* begin, std::size_t size)
-      : lo(alloy::address_of(begin)), hi(lo + size), cur(Down ? hi : lo) {}
-  static bool rounded(std::size_t n, std::size_t& r) {
-    if (n == 0 || n > SIZE_MAX - (MinAlign - 1)) return false;
-    r = n % MinAlign ? n + (MinAlign - n % MinAlign) : n;
-    return true;
-  }
-  Block allocate(std::size_t n) {
-    std::size_t r = 0;
-    if (!rounded(n, r) || r > hi - lo) return {};
-    if (Down) {
-      if (cur - lo < r) return {};
-      cur -= r;
-      return {alloy::to_pointer(cur), n};
-    }
-    if (hi - cur < r) return {};
-    cur += r;
-    return {alloy::to_pointer(cur - r), n};
-  }
-  Block aligned_allocate(std::size_t n, std::size_t a) {
-    if (a <= MinAlign) return allocate(n);
-    std::size_t r = 0;
-    if (!rounded(n, r)) return {};
-    if (Down) {
-      if (cur - lo < r) return {};
-      std::uintptr_t p = cur - r;
-      p -= p % a;
-      if (p < lo) return {};
-      cur = p;
-      return {alloy::to_pointer(p), n};
-    }
-    std::uintptr_t p = cur;
-    if (p % a) p += a - p % a;
-    if (p > hi || hi - p < r) return {};
-    cur = p + r;
-    return {alloy::to_pointer(p), n};
-  }
-  bool expand(Block& b, std::size_t d) requires(!Down) {
-    if (d == 0) return true;
-    std::size_t r0 = 0, r1 = 0;
-    rounded(b.size, r0);
-    if (alloy::address_of(b.ptr) + r0 != cur) return false;
-    if (b.size > SIZE_MAX - d || !rounded(b.size + d, r1) || r1 - r0 > hi - cur) return false;
-    cur += r1 - r0;
-    b.size += d;
-    return true;
-  }
-  bool deallocate(Block b) {
-    if (!b) return true;
-    std::size_t r = 0;
-    rounded(b.size, r);
-    if (Down) {
-      if (alloy::address_of(b.ptr) != cur) return false;
-      cur += r;
-      return true;
-    }
-    if (alloy::address_of(b.ptr) + r != cur) return false;
-    cur = alloy::address_of(b.ptr);
-    return true;
-  }
-  bool deallocate_all() {
-    cur = Down ? hi : lo;
-    return true;
-  }
-  Ternary owns(Block b) const {
-    const auto p = alloy::address_of(b.ptr);
-    return alloy::to_ternary(b.ptr && p >= lo && p <= hi && b.size <= hi - p);
-  }
-  Ternary empty() const { return alloy::to_ternary(cur == (Down ? hi : lo)); }
-};
-
 template <class A>
 void differential(A& a, std::size_t ops, std::uint64_t seed, std::size_t max_size = 600) {
   constexpr std::size_t min_align = A::alignment;
-  BumpModel<min_align, A::grows_downwards> model(a.data(), a.capacity());
+  alloy::test::BumpModel<min_align, A::grows_downwards> model(a.data(), a.capacity());
   alloy::test::DiffOptions o;
   o.seed = seed;
   o.ops = ops;

@@ -29,11 +29,12 @@ Block region_acquire(Parent& parent, std::size_t n) noexcept {
   Block b{};
   if constexpr (Parent::alignment >= MinAlign) {
     b = parent.allocate(r);
+  } else if constexpr (has_aligned_allocate<Parent>) {
+    b = parent.aligned_allocate(r, MinAlign);
   } else {
     static_assert(has_aligned_allocate<Parent>,
                   "Region: MinAlign is larger than Parent::alignment and Parent has no aligned_allocate; use a parent "
                   "with aligned_allocate (e.g. alloy::AlignedMallocator) or a smaller MinAlign");
-    b = parent.aligned_allocate(r, MinAlign);
   }
   if (!b || b.size != r || !is_aligned(b.ptr, MinAlign)) {
     if (b) alloy::deallocate(parent, b);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -65,6 +66,7 @@ struct Slot {
   } while (0)
 
 template <class A, class Model = NoModel>
+  requires(!std::is_same_v<std::remove_cv_t<Model>, DiffOptions>)  // run_differential(a, options) is the other one
 DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
   static_assert(allocator<A>);
   DiffStats st;

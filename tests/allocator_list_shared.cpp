@@ -1,0 +1,128 @@
+// ctest-labels: tsan
+// SharedAllocatorList: AllocatorList under one mutex.
+#include <alloy/allocator_list.hpp>
+
+#include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
+#include <alloy/region.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "support/conformance.hpp"
+#include "support/rng.hpp"
+
+using alloy::Block;
+using alloy::Ternary;
+
+template <class Parent, std::size_t Min>
+struct Regions {
+  alloy::Region<Parent> operator()(std::size_t n) const { return alloy::Region<Parent>(std::max(n, Min)); }
+};
+using SL = alloy::SharedAllocatorList<Regions<alloy::Mallocator, 4096>>;
+using DeviceSL = alloy::SharedAllocatorList<Regions<alloy::NoAccessAllocator, 1 << 16>>;
+
+namespace alloy::test {
+template <class F, class B>
+inline constexpr bool deallocates_last_only<alloy::SharedAllocatorList<F, B>> = true;  // over Regions
+}
+
+static_assert(alloy::has_owns<SL> && alloy::has_deallocate<SL> && alloy::has_aligned_allocate<SL> &&
+              alloy::has_expand<SL> && alloy::has_reallocate<SL> && alloy::has_deallocate_all<SL> &&
+              alloy::has_empty<SL>);
+static_assert(!alloy::has_copy<SL> && alloy::has_copy<DeviceSL> && DeviceSL::memory_space == alloy::MemorySpace::device);
+static_assert(!std::is_copy_constructible_v<SL> && !std::is_move_constructible_v<SL>);
+
+TEST_CASE_TEMPLATE("SharedAllocatorList: conformance", A, SL, DeviceSL,
+                   alloy::SharedAllocatorList<Regions<alloy::Mallocator, 4096>, alloy::NullAllocator>) {
+  alloy::test::check_allocator([] { return A(); });
+}
+
+// A host arena that takes every block back (rewinds when its last block goes).
+struct Arena {
+  alloy::Region<alloy::Mallocator> r;
+  std::size_t live = 0;
+  static constexpr std::size_t alignment = 16;
+  Block allocate(std::size_t n) noexcept {
+    const Block b = r.allocate(n);
+    live += b ? 1 : 0;
+    return b;
+  }
+  bool deallocate(Block b) noexcept {
+    if (!b) return true;
+    r.deallocate(b);
+    if (--live == 0) r.deallocate_all();
+    return true;
+  }
+  Ternary owns(Block b) const noexcept { return r.owns(b); }
+};
+struct Arenas {
+  Arena operator()(std::size_t n) const { return Arena{alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 2048)), 0}; }
+};
+
+TEST_CASE_TEMPLATE("SharedAllocatorList: 4 threads churn; blocks never overlap, contents survive", B, alloy::Mallocator,
+                   alloy::NullAllocator) {
+  alloy::SharedAllocatorList<Arenas, B> list;
+  constexpr int n_threads = 4;
+  std::vector<std::thread> ts;
+  std::vector<int> errors(n_threads, 0);
+  for (int t = 0; t < n_threads; ++t)
+    ts.emplace_back([&, t] {
+      alloy::test::Rng rng{0x1234u + static_cast<std::uint64_t>(t)};
+      std::vector<Block> mine(32);
+      for (int i = 0; i < 20'000; ++i) {
+        Block& b = mine[rng.below(mine.size())];
+        if (b) {
+          const auto* p = static_cast<const unsigned char*>(b.ptr);
+          if (p[0] != static_cast<unsigned char>(t) || p[b.size - 1] != static_cast<unsigned char>(t)) ++errors[static_cast<std::size_t>(t)];
+          if (rng.chance(20)) {
+            if (!list.reallocate(b, 1 + rng.below(700))) ++errors[static_cast<std::size_t>(t)];
+            std::memset(b.ptr, t, b.size);
+          } else {
+            if (!list.deallocate(b)) ++errors[static_cast<std::size_t>(t)];
+            b = {};
+          }
+        } else {
+          b = list.allocate(1 + rng.below(700));
+          if (!b) {
+            ++errors[static_cast<std::size_t>(t)];
+            continue;
+          }
+          std::memset(b.ptr, t, b.size);  // a block shared by mistake shows up as another thread's byte
+        }
+      }
+      for (Block& b : mine)
+        if (b && !list.deallocate(b)) ++errors[static_cast<std::size_t>(t)];
+    });
+  for (auto& t : ts) t.join();
+  for (int e : errors) CHECK(e == 0);
+  CHECK(list.empty() == Ternary::yes);
+  CHECK(list.allocator_count() <= 1 + alloy::AllocatorList<Arenas, B>::in_band);  // (+ the one holding the nodes)
+}
+
+TEST_CASE("SharedAllocatorList: threads racing for new regions over device-like memory") {
+  DeviceSL list;
+  constexpr int n_threads = 4;
+  std::vector<std::vector<Block>> got(n_threads);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < n_threads; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) got[static_cast<std::size_t>(t)].push_back(list.allocate(1000));
+    });
+  for (auto& t : ts) t.join();
+  std::vector<Block> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end(), [](Block x, Block y) { return x.ptr < y.ptr; });
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+    REQUIRE(all[i]);
+    CHECK(all[i].end_address() <= alloy::address_of(all[i + 1].ptr));
+  }
+  for (Block b : all) CHECK(list.owns(b) == Ternary::yes);
+  CHECK(list.allocator_count() == (2000 + 64) / 65);  // 65 blocks of 1008 bytes per 64 KiB region
+  CHECK(list.deallocate_all());
+  CHECK(list.empty() == Ternary::yes);
+}

@@ -32,7 +32,8 @@ static_assert(alloy::memory_space_of<alloy::CudaAsyncMallocator>() == alloy::Mem
 static_assert(alloy::memory_space_of<alloy::CudaHostMallocator>() == alloy::MemorySpace::host_pinned);
 static_assert(alloy::memory_space_of<alloy::CudaManagedMallocator>() == alloy::MemorySpace::managed);
 static_assert(!alloy::host_accessible<alloy::CudaMallocator>);
-static_assert(alloy::host_accessible<alloy::CudaHostMallocator> && alloy::host_accessible<alloy::CudaManagedMallocator>);
+static_assert(alloy::host_accessible<alloy::CudaHostMallocator>);
+static_assert(alloy::host_accessible<alloy::CudaManagedMallocator>);
 static_assert(alloy::device_accessible<alloy::CudaHostMallocator>);
 static_assert(std::is_empty_v<alloy::CudaMallocator> && alloy::has_instance<alloy::CudaMallocator>);
 static_assert(!std::is_copy_constructible_v<alloy::CudaAsyncMallocator>);
@@ -40,10 +41,12 @@ static_assert(std::is_nothrow_move_constructible_v<alloy::CudaAsyncMallocator>);
 static_assert(sizeof(alloy::device_buffer<alloy::CudaMallocator>) == 4 * sizeof(void*));
 static_assert(sizeof(alloy::device_buffer<alloy::CudaAsyncMallocator>) == 5 * sizeof(void*));
 // The no-device codes.
-static_assert(alloy::cuda_no_device_error(cudaErrorInsufficientDriver) && alloy::cuda_no_device_error(cudaErrorNoDevice) &&
-              alloy::cuda_no_device_error(cudaErrorStubLibrary) && alloy::cuda_no_device_error(cudaErrorInitializationError) &&
-              alloy::cuda_no_device_error(cudaErrorSystemDriverMismatch) &&
-              alloy::cuda_no_device_error(cudaErrorCompatNotSupportedOnDevice));
+static_assert(alloy::cuda_no_device_error(cudaErrorInsufficientDriver));
+static_assert(alloy::cuda_no_device_error(cudaErrorNoDevice));
+static_assert(alloy::cuda_no_device_error(cudaErrorStubLibrary));
+static_assert(alloy::cuda_no_device_error(cudaErrorInitializationError));
+static_assert(alloy::cuda_no_device_error(cudaErrorSystemDriverMismatch));
+static_assert(alloy::cuda_no_device_error(cudaErrorCompatNotSupportedOnDevice));
 static_assert(!alloy::cuda_no_device_error(cudaSuccess) && !alloy::cuda_no_device_error(cudaErrorMemoryAllocation));
 
 TEST_CASE("cuda_available agrees with cudaGetDeviceCount") {

@@ -38,8 +38,8 @@ namespace alloy {
 /// A stream reference type of `cuda::stream_ref`'s shape: `value_type` is `cudaStream_t`, it is constructible from
 /// one, and `get()` gives it back.
 template <class T>
-concept stream_ref_like = std::same_as<typename T::value_type, CUstream_st*> && std::constructible_from<T, CUstream_st*> &&
-                          requires(const T& t) {
+concept stream_ref_like = std::same_as<typename T::value_type, CUstream_st*> &&
+                          std::constructible_from<T, CUstream_st*> && requires(const T& t) {
                             { t.get() } -> std::same_as<CUstream_st*>;
                           };
 

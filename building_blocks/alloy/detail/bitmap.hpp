@@ -11,6 +11,9 @@ namespace alloy::detail::bitmap {
 
 inline constexpr std::size_t npos = SIZE_MAX;
 inline constexpr std::uint64_t all_ones = ~std::uint64_t{0};
+/// The bitmap of a block allocator that has no block: full words (read, never written), so that the single-block
+/// fast path needs no null check.
+inline std::uint64_t full_sentinel[2] = {all_ones, all_ones};
 
 /// n bits (1..64) starting at bit lo (lo + n <= 64).
 constexpr std::uint64_t mask(unsigned lo, unsigned n) noexcept {
@@ -29,14 +32,30 @@ constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {
   return x ? static_cast<unsigned>(std::countr_zero(x)) : 64u;
 }
 
-/// Length of the longest run of set bits in x.
+/// Length of the longest run of set bits in x: doubling steps, then a binary refinement (about 12 steps).
 constexpr unsigned longest_run(std::uint64_t x) noexcept {
-  unsigned n = 0;
-  while (x) {
-    x &= x >> 1;
-    ++n;
+  if (x == all_ones) return 64;
+  if (!x) return 0;
+  // y[m]: bits that start a run of at least 2^m.
+  std::uint64_t y[7];
+  y[0] = x;
+  unsigned m = 0;
+  while (m < 6) {
+    const std::uint64_t z = y[m] & (y[m] >> (1u << m));
+    if (!z) break;
+    y[++m] = z;
   }
-  return n;
+  // A run of 2^m exists, none of 2^(m+1): add lower powers while a longer run still exists.
+  std::uint64_t cur = y[m];
+  unsigned len = 1u << m;
+  for (unsigned p = m; p-- > 0;) {
+    const std::uint64_t z = cur & (y[p] >> len);
+    if (z) {
+      cur = z;
+      len += 1u << p;
+    }
+  }
+  return len;
 }
 
 // ------------------------------------------------------------------------------------------------------------

@@ -74,6 +74,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static constexpr bool has_parent = !std::is_same_v<Parent, NullAllocator>;
   static constexpr std::size_t maps = Starts ? 2 : 1;  // control bitmap (+ start bitmap)
   static constexpr std::size_t npos = bitmap::npos;
+  // The summary index (single-threaded multiblock only): one byte per word, an upper bound of the longest free run
+  // that starts in that word (its in-word runs and its free tail continued into the next word's free head), capped
+  // at 64. A free raises the bytes of its word and of the word before it to 64 (one 2-byte store); a search that
+  // finds no run of k in a word lowers its byte to k - 1. Searches skip words whose byte is below k, 8 bytes at a
+  // time, so their cost follows the words that might fit, not the size of the arena.
+  static constexpr bool summarized = multi && !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
  public:
@@ -171,6 +177,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Allocation
 
   Block allocate(std::size_t n) noexcept {
+    if constexpr (!Shared) {
+      // The single-block fast path: one word, the one at the search hint (every word before it is full).
+      if (n - 1 < bs()) [[likely]] {
+        std::byte* const pay = payload_;
+        std::uint64_t* const bits = bits_;
+        const std::size_t s = start_;
+        const std::uint64_t w = bits[s];  // bits_ is never null: a full sentinel word when there is no block
+        if (w != all_ones) [[likely]] {
+          const unsigned j = static_cast<unsigned>(std::countr_one(w));
+          bits[s] = w | (std::uint64_t{1} << j);
+          const std::size_t idx = s * 64 + j;
+          if constexpr (multi) {
+            if (idx >= fresh_) fresh_ = idx + 1;
+          }
+          if constexpr (Starts) mark_start(idx, 1);
+          return {pay + idx * bs(), n};
+        }
+        const std::size_t idx = alloc1();
+        if (idx == npos) return {};
+        return {payload_ + idx * bs(), n};
+      }
+    }
     if constexpr (!multi) {
       if (n - 1 >= bs()) return {};  // n == 0 or n > block size
       const std::size_t i = alloc1();
@@ -240,7 +268,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (blocks_ == 0 || empty() != Ternary::yes) return {};
     if (!claim(0, blocks_)) return {};
     raise_fresh(blocks_);
-    start_ = words_;
+    start_ = words_ - 1;
     if constexpr (Starts) mark_start(0, blocks_);
     return {payload_, payload_bytes()};
   }
@@ -326,6 +354,21 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   bool deallocate(Block b) noexcept {
     if (!b) return true;
+    if constexpr (!Shared) {
+      // The single-block fast path. A foreign block is caught by ALLOY_ASSERT in debug builds only.
+      const std::size_t off = offset_of(b.ptr);
+      if (!multi || off % bs() + b.size <= bs()) [[likely]] {
+        if (!check_owned_debug(b)) return false;
+        const std::size_t i = off / bs();
+        std::uint64_t* const bits = bits_;
+        const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+        ALLOY_ASSERT(bits[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        bits[i / 64] &= ~bit;
+        if (i / 64 < start_) start_ = i / 64;
+        if constexpr (summarized) raise_summary(i / 64);
+        return true;
+      }
+    }
     if (!check_owned(b)) return false;
     const std::size_t off = offset_of(b.ptr);
     const std::size_t i = off / bs();
@@ -348,6 +391,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     for (std::size_t i = 0; i < words_; ++i) store(i, 0);
     if (words_) store(words_ - 1, pad_mask());
     start_ = 0;
+    if constexpr (summarized) {
+      if (words_) std::memset(sum_, 64, words_);
+    }
     return true;
   }
 
@@ -388,7 +434,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // ----------------------------------------------------------------------------------------------------------
   // State: bits_ (control bitmap, then the start bitmap when Starts), payload_, counts, hints, owned memory.
   [[no_unique_address]] Parent parent_{};
-  std::uint64_t* bits_ = nullptr;
+  std::uint64_t* bits_ = bitmap::full_sentinel;  // never null, so the fast path needs no check
   std::byte* payload_ = nullptr;
   std::size_t blocks_ = 0;
   std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
@@ -396,6 +442,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
+  unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
 
   // ----------------------------------------------------------------------------------------------------------
   // Layout
@@ -429,6 +476,62 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (words_) bits_[words_ - 1] = pad_mask();
     start_ = 0;
     fresh_ = 0;
+    if constexpr (summarized) {
+      // [one spare byte][one byte per word][zero padding for 8-byte reads]; sum_ points at word 0's byte.
+      Block b = Bookkeeping{}.allocate(summary_bytes());
+      if (!b) {  // no memory for the index: no blocks either (the search needs it)
+        release();
+        return;
+      }
+      sum_ = static_cast<unsigned char*>(b.ptr) + 1;
+      std::memset(sum_ - 1, 0, summary_bytes());
+      std::memset(sum_, 64, words_);
+    }
+  }
+  std::size_t summary_bytes() const noexcept { return words_ + 17; }
+  // Runs starting in word wi and in word wi - 1 may have grown.
+  void raise_summary(std::size_t wi) noexcept {
+    static constexpr unsigned char both[2] = {64, 64};
+    std::memcpy((sum_ - 1) + wi, both, 2);
+  }
+  // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
+  // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
+  // it: raise exactly
+  // those bytes to those lengths, so a byte that was exact stays exact.
+  void raise_summary_range(std::size_t i, std::size_t k) noexcept {
+    const std::size_t wf = i / 64, wl = (i + k - 1) / 64;
+    for (std::size_t w = wf + 1; w < wl; ++w) sum_[w] = 64;
+    if (wl > wf) raise_to(wl, run_through(wl, 0));
+    raise_to(wf, run_through(wf, static_cast<unsigned>(i % 64)));
+    if (wf > 0 && static_cast<unsigned>(std::countr_zero(bits_[wf])) > i % 64) {  // the run reaches bit 0 of wf
+      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
+      if (t) raise_to(wf - 1, t + static_cast<unsigned>(std::countr_zero(bits_[wf])));
+    }
+  }
+  void raise_to(std::size_t w, unsigned v) noexcept {
+    if (v > 64) v = 64;
+    if (sum_[w] < v) sum_[w] = static_cast<unsigned char>(v);
+  }
+  // Length of the free run through bit p of word w, from its first bit in w, continued into the next word's head.
+  unsigned run_through(std::size_t w, unsigned p) const noexcept {
+    const std::uint64_t free = ~bits_[w];
+    const unsigned up = static_cast<unsigned>(std::countr_one(free >> p));
+    const unsigned down = p ? static_cast<unsigned>(std::countl_one(free << (64 - p))) : 0u;
+    unsigned len = down + up;
+    if (p + up == 64 && w + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[w + 1]));
+    return len;
+  }
+  // The first word at or after i whose summary byte is at least k (or words_).
+  std::size_t next_candidate(std::size_t i, unsigned k) const noexcept {
+    const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
+    while (i < words_) {
+      std::uint64_t x;
+      std::memcpy(&x, sum_ + i, 8);
+      const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
+      if (hit) return std::min(words_, i + static_cast<unsigned>(std::countr_zero(hit)) / 8);
+      i += 8;
+    }
+    return words_;
   }
 
   // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
@@ -522,24 +625,29 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   void release() noexcept {
     if constexpr (!in_band) {
-      if (bits_) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
+      if (bits_ != bitmap::full_sentinel) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
+    }
+    if constexpr (summarized) {
+      if (sum_) Bookkeeping{}.deallocate({sum_ - 1, summary_bytes()});
+      sum_ = nullptr;
     }
     if constexpr (has_deallocate<Parent>) {
       if (mem_) parent_.deallocate(mem_);
     }
-    bits_ = nullptr;
+    bits_ = bitmap::full_sentinel;
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
     mem_ = {};
   }
   void take(BitmappedBlockImpl& o) noexcept {
-    bits_ = std::exchange(o.bits_, nullptr);
+    bits_ = std::exchange(o.bits_, bitmap::full_sentinel);
     payload_ = std::exchange(o.payload_, nullptr);
     blocks_ = std::exchange(o.blocks_, 0);
     words_ = std::exchange(o.words_, 0);
     start_ = std::exchange(o.start_, 0);
     fresh_ = std::exchange(o.fresh_, 0);
     mem_ = std::exchange(o.mem_, Block{});
+    sum_ = std::exchange(o.sum_, nullptr);
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -592,6 +700,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     ALLOY_ASSERT(ok, "BitmappedBlock: this block did not come from this allocator");
     return ok;
   }
+  // deallocate's fast path checks in debug builds only (a foreign block breaks deallocate's precondition).
+  bool check_owned_debug(Block b) const noexcept {
+#if ALLOY_ENABLE_ASSERTS
+    return check_owned(b);
+#else
+    (void)b;
+    return true;
+#endif
+  }
 
   // ----------------------------------------------------------------------------------------------------------
   // Single block
@@ -631,7 +748,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           const unsigned j = static_cast<unsigned>(std::countr_one(w));
           w |= std::uint64_t{1} << j;
           bits_[i] = w;
-          start_ = i + (w == all_ones);
+          start_ = i;
           const std::size_t idx = i * 64 + j;
           if constexpr (multi) {
             if (idx >= fresh_) fresh_ = idx + 1;
@@ -640,7 +757,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           return idx;
         }
       }
-      start_ = words_;
+      if (words_) start_ = words_ - 1;
       return npos;
     }
   }
@@ -655,6 +772,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       ALLOY_ASSERT(bits_[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
       bits_[i / 64] &= ~bit;
       if (i / 64 < start_) start_ = i / 64;
+      if constexpr (summarized) raise_summary(i / 64);
     }
   }
 
@@ -704,15 +822,26 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
 
   // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.
-  std::size_t find_small(std::size_t from, unsigned k) const noexcept {
+  std::size_t find_small(std::size_t from, unsigned k) noexcept {
     for (std::size_t i = from; i < words_; ++i) {
+      if constexpr (summarized) {
+        i = next_candidate(i, k);
+        if (i == words_) break;
+      }
       const std::uint64_t w = load(i);
-      if (w == all_ones) continue;
-      const unsigned j = bitmap::find_run(~w, k);
-      if (j < 64) return i * 64 + j;
-      const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
-      if (tail && i + 1 < words_ && static_cast<unsigned>(std::countr_zero(load(i + 1))) >= k - tail)
-        return i * 64 + 64 - tail;
+      unsigned cross = 0;
+      if (w != all_ones) {
+        const unsigned j = bitmap::find_run(~w, k);
+        if (j < 64) return i * 64 + j;
+        const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
+        if (tail && i + 1 < words_) {
+          cross = tail + static_cast<unsigned>(std::countr_zero(load(i + 1)));
+          if (cross >= k) return i * 64 + 64 - tail;
+        }
+      }
+      if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
+        sum_[i] = static_cast<unsigned char>(std::max(cross, bitmap::longest_run(~w)));
+      }
     }
     return npos;
   }
@@ -721,6 +850,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t find_huge(std::size_t from, std::size_t k) const noexcept {
     std::size_t run = 0, run_start = 0;
     for (std::size_t i = from; i < words_; ++i) {
+      if constexpr (summarized) {
+        if (run == 0) {  // a run of more than 64 blocks can only start in a word whose byte is 64
+          i = next_candidate(i, 64);
+          if (i == words_) break;
+        }
+      }
       const std::uint64_t w = load(i);
       if (w == 0) {
         if (run == 0) run_start = i * 64;
@@ -790,7 +925,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
   }
   void advance_start() noexcept {
-    while (start_ < words_ && bits_[start_] == all_ones) ++start_;
+    while (start_ + 1 < words_ && bits_[start_] == all_ones) ++start_;
   }
 
   // Clears bits [i, i + k); in debug builds, checks they were all set (a double free otherwise).
@@ -813,6 +948,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
                    "BitmappedBlock::deallocate: double free (a block is not allocated)");
       bitmap::clear_range(bits_, i, k);
       if (i / 64 < start_) start_ = i / 64;
+      if constexpr (summarized) raise_summary_range(i, k);
     }
   }
 

@@ -1,14 +1,22 @@
+// ctest-labels: tsan
 #include <alloy/aligned_mallocator.hpp>
 
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
+#include "support/rng.hpp"
 
 using alloy::AlignedMallocator;
 using alloy::Block;
+
+static unsigned address_of_tag(Block b) {
+  return static_cast<unsigned>(alloy::address_of(b.ptr) >> 4) ^ static_cast<unsigned>(b.size);
+}
 
 static_assert(alloy::allocator<AlignedMallocator> && alloy::has_aligned_allocate<AlignedMallocator> &&
               alloy::has_reallocate<AlignedMallocator> && alloy::has_aligned_reallocate<AlignedMallocator> &&
@@ -20,7 +28,9 @@ static_assert(alloy::has_instance<AlignedMallocator> && alloy::stateless_allocat
 static_assert(alloy::allocator<const AlignedMallocator> && alloy::has_aligned_reallocate<const AlignedMallocator>);
 static_assert(AlignedMallocator::alignment == alloy::platform_alignment);
 
-TEST_CASE("AlignedMallocator: conformance") { alloy::test::check_allocator([] { return AlignedMallocator{}; }); }
+TEST_CASE("AlignedMallocator: conformance") {
+  alloy::test::check_allocator([] { return AlignedMallocator{}; });
+}
 
 TEST_CASE("AlignedMallocator: every power of two, and nothing else") {
   const AlignedMallocator& a = AlignedMallocator::instance;
@@ -59,7 +69,7 @@ TEST_CASE("AlignedMallocator: aligned_reallocate keeps contents and alignment") 
   CHECK(!b);
   CHECK(a.aligned_reallocate(b, 10, 1024));  // from empty: allocates
   CHECK(alloy::is_aligned(b.ptr, 1024));
-  CHECK(a.reallocate(b, 5000));              // realloc: platform alignment only
+  CHECK(a.reallocate(b, 5000));  // realloc: platform alignment only
   CHECK(alloy::is_aligned(b.ptr, alloy::platform_alignment));
   CHECK(a.reallocate(b, 0));
   CHECK(!b);
@@ -75,4 +85,38 @@ TEST_CASE("AlignedMallocator: randomized against the invariants") {
   CHECK(st.failures == 0);
   CHECK(st.reallocations > 1000);
   CHECK(st.deallocations > 1000);
+}
+
+TEST_CASE("AlignedMallocator: thread-safe (4 threads allocate, resize, check and free at once)") {
+  const AlignedMallocator& a = AlignedMallocator::instance;
+  std::vector<std::thread> threads;
+  std::vector<int> errors(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&a, &errors, t] {
+      alloy::test::Rng rng{static_cast<std::uint64_t>(t + 1)};
+      std::vector<Block> live(16);
+      for (int i = 0; i < 2000; ++i) {
+        Block& b = live[rng.below(live.size())];
+        if (b) {
+          const auto tag = static_cast<unsigned char>(address_of_tag(b));
+          if (static_cast<unsigned char*>(b.ptr)[0] != tag || static_cast<unsigned char*>(b.ptr)[b.size - 1] != tag)
+            ++errors[t];
+          if (rng.chance(50)) {
+            if (!a.deallocate(b)) ++errors[t];
+            b = {};
+            continue;
+          }
+          if (!a.reallocate(b, 1 + rng.below(3 * 4096))) ++errors[t];
+        } else {
+          const std::size_t n = 1 + rng.below(3 * 4096);
+          b = rng.chance(50) ? a.allocate(n) : a.aligned_allocate(n, std::size_t{1} << (n % 12));
+          if (!b) ++errors[t];
+        }
+        if (b) std::memset(b.ptr, static_cast<unsigned char>(address_of_tag(b)), b.size);
+      }
+      for (Block& b : live) a.deallocate(b);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int e : errors) CHECK(e == 0);
 }

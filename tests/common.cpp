@@ -1,11 +1,13 @@
-#include <doctest/doctest.h>
-
 #include <alloy/common.hpp>
+
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
+
 #include <cstring>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"

@@ -5,13 +5,20 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
+#include "support/rng.hpp"
 
 using alloy::Block;
+
+static unsigned address_of_tag(Block b) {
+  return static_cast<unsigned>(alloy::address_of(b.ptr) >> 4) ^ static_cast<unsigned>(b.size);
+}
 using alloy::MmapAllocator;
 constexpr std::size_t page = 4096;
 
@@ -24,15 +31,15 @@ static_assert(alloy::has_instance<MmapAllocator> && alloy::stateless_allocator<M
 static_assert(MmapAllocator::alignment == page);
 
 // Whether [p, p + n) is mapped (msync fails with ENOMEM on unmapped pages).
-static bool mapped(const void* p, std::size_t n) {
-  return ::msync(const_cast<void*>(p), n, MS_ASYNC) == 0;
-}
+static bool mapped(const void* p, std::size_t n) { return ::msync(const_cast<void*>(p), n, MS_ASYNC) == 0; }
 
 TEST_CASE("MmapAllocator: the alignment is the page size") {
   CHECK(static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) == MmapAllocator::alignment);
 }
 
-TEST_CASE("MmapAllocator: conformance") { alloy::test::check_allocator([] { return MmapAllocator{}; }); }
+TEST_CASE("MmapAllocator: conformance") {
+  alloy::test::check_allocator([] { return MmapAllocator{}; });
+}
 
 TEST_CASE("MmapAllocator: whole pages, zero-filled, unmapped on deallocate") {
   const MmapAllocator& m = MmapAllocator::instance;
@@ -139,7 +146,7 @@ TEST_CASE("MmapAllocator: expand fails when the next page is taken; reallocate m
   CHECK(m.reallocate(b, 0));
   CHECK(!b);
   CHECK(!mapped(q, page));
-  CHECK(m.reallocate(b, 0));  // empty to empty
+  CHECK(m.reallocate(b, 0));         // empty to empty
   CHECK(m.reallocate(b, 3 * page));  // empty: allocates
   CHECK(b.size == 3 * page);
   CHECK(m.deallocate(b));
@@ -157,4 +164,38 @@ TEST_CASE("MmapAllocator: randomized against the invariants") {
   CHECK(st.failures == 0);
   CHECK(st.expansions > 100);
   CHECK(st.reallocations > 1000);
+}
+
+TEST_CASE("MmapAllocator: thread-safe (4 threads allocate, resize, check and free at once)") {
+  const MmapAllocator& a = MmapAllocator::instance;
+  std::vector<std::thread> threads;
+  std::vector<int> errors(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&a, &errors, t] {
+      alloy::test::Rng rng{static_cast<std::uint64_t>(t + 1)};
+      std::vector<Block> live(16);
+      for (int i = 0; i < 2000; ++i) {
+        Block& b = live[rng.below(live.size())];
+        if (b) {
+          const auto tag = static_cast<unsigned char>(address_of_tag(b));
+          if (static_cast<unsigned char*>(b.ptr)[0] != tag || static_cast<unsigned char*>(b.ptr)[b.size - 1] != tag)
+            ++errors[t];
+          if (rng.chance(50)) {
+            if (!a.deallocate(b)) ++errors[t];
+            b = {};
+            continue;
+          }
+          if (!a.reallocate(b, 1 + rng.below(3 * 4096))) ++errors[t];
+        } else {
+          const std::size_t n = 1 + rng.below(3 * 4096);
+          b = rng.chance(50) ? a.allocate(n) : a.aligned_allocate(n, std::size_t{1} << (12 + n % 6));
+          if (!b) ++errors[t];
+        }
+        if (b) std::memset(b.ptr, static_cast<unsigned char>(address_of_tag(b)), b.size);
+      }
+      for (Block& b : live) a.deallocate(b);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int e : errors) CHECK(e == 0);
 }

@@ -1,9 +1,11 @@
-#include <doctest/doctest.h>
+#include <alloy/null_allocator.hpp>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <alloy/null_allocator.hpp>
 #include <csignal>
+
+#include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"

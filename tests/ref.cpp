@@ -1,11 +1,12 @@
-#include <doctest/doctest.h>
+#include <alloy/ref.hpp>
 
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
-#include <alloy/ref.hpp>
+
+#include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"

@@ -38,8 +38,15 @@ if(TARGET test_adapters_pytorch_allocator)
 endif()
 
 # --- TensorRT: the header's example runs against the stand-in when the real NvInferRuntime.h is not found.
+# With a real TensorRT (and the CUDA headers it includes), the tests build against it instead.
 find_path(ALLOY_TENSORRT_INCLUDE_DIR NvInferRuntime.h PATH_SUFFIXES include)
-if(TARGET test_headers AND NOT ALLOY_TENSORRT_INCLUDE_DIR)
+if(ALLOY_TENSORRT_INCLUDE_DIR AND CUDAToolkit_FOUND)
+  foreach(_t test_adapters_tensorrt_allocator test_cuda_adapters_gpu)
+    if(TARGET ${_t})
+      target_include_directories(${_t} SYSTEM PRIVATE ${ALLOY_TENSORRT_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
+    endif()
+  endforeach()
+elseif(TARGET test_headers)
   target_include_directories(test_headers PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/tensorrt_decl)
 endif()
 

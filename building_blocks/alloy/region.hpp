@@ -146,15 +146,17 @@ class Region {
   ~Region() requires(!can_own) = default;
   ~Region() requires can_own { release(); }
 
-  /// The fast path: one round-up, one compare, one add (n == 0 and overflow round to 0 and fail the same compare).
+  /// The fast path: one round-up, one compare, one add. n == 0 and sizes whose rounding overflows both round to 0;
+  /// the `r == 0` test costs a branch on the flags of the rounding `and`, and vanishes where the compiler knows
+  /// n > 0 (W4's loop then compiles to the hand-written bump pointer, instruction for instruction).
   Block allocate(std::size_t n) noexcept {
     const std::size_t r = detail::region_round<MinAlign>(n);
     if constexpr (GrowDownwards) {
-      if (r - 1 >= static_cast<std::size_t>(current_ - begin_)) return {};
+      if (r == 0 || r > static_cast<std::size_t>(current_ - begin_)) return {};
       current_ -= r;
       return {current_, n};
     } else {
-      if (r - 1 >= static_cast<std::size_t>(end_ - current_)) return {};
+      if (r == 0 || r > static_cast<std::size_t>(end_ - current_)) return {};
       std::byte* const p = current_;
       current_ = p + r;
       return {p, n};

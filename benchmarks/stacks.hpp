@@ -7,13 +7,13 @@
 /// std::pmr resources work). The allocator speaks alloy's two primitives, `Block allocate(std::size_t)` and
 /// `bool deallocate(Block)` (plus `deallocate_all()` for W4); the anchors get thin inline adapters below.
 ///
-/// To add a stack: write its descriptor and append it to the list of each workload it applies to, e.g.
+/// To add a stack: one line in the list of each workload it applies to. `Stack<A, "name">` is the descriptor for any
+/// allocator constructible from the arena size (or default-constructible), e.g.
 /// ```
-/// struct MyFreeList { static constexpr const char* name = "FreeList<Mallocator,64>"; static constexpr bool anchor = false;
-///                     static auto make(std::size_t) { return alloy::FreeList<alloy::Mallocator, 64>{}; } };
-/// using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord>, AlloyW12,
-///                            mp_list<MyFreeList>>;
+/// using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti,
+///                          Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>">>;
 /// ```
+/// Anything else (a stack over a caller's span, an adapter) gets a small struct with the same three members.
 /// alloy's own blocks are picked up with __has_include, so the suite builds whichever blocks exist.
 #include "common.hpp"
 
@@ -26,6 +26,7 @@
 #include <memory_resource>
 #include <new>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <malloc.h>
@@ -241,6 +242,32 @@ struct FoonathanStackAdapter {
 #endif
 
 // =====================================================================================================================
+// The one-line descriptor
+
+/// A string usable as a template argument (the stack's name).
+template <std::size_t N>
+struct FixedString {
+  char s[N];
+  constexpr FixedString(const char (&a)[N]) noexcept {  // NOLINT: implicit on purpose, Stack<A, "name">
+    for (std::size_t i = 0; i < N; ++i) s[i] = a[i];
+  }
+};
+
+/// `Stack<A, "name">`: a descriptor for any allocator A constructible from the workload's arena size in bytes (a
+/// capacity, as `BitmappedBlock<64, 64, Mallocator>(1 << 20)`) or, failing that, default-constructible (stateless
+/// parents, a list that grows on demand). With it, adding a stack to a workload is one line in that workload's list:
+/// `Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>">`.
+template <class A, FixedString Name, bool Anchor = false>
+struct Stack {
+  static constexpr const char* name = Name.s;
+  static constexpr bool anchor = Anchor;
+  static auto make(std::size_t arena) {
+    if constexpr (std::is_constructible_v<A, std::size_t>) return A(arena);
+    else return A{};
+  }
+};
+
+// =====================================================================================================================
 // Descriptors: anchors
 
 struct GlibcMalloc {
@@ -303,30 +330,13 @@ using FoonathanW4 = mp_list<>;
 // Descriptors: alloy's stacks
 
 #if ALLOY_BENCH_HAVE_BITMAPPED
-struct BitmappedSingle {
-  static constexpr const char* name = "BitmappedBlock<64,64,Mallocator,Multiblock::no>";
-  static constexpr bool anchor = false;
-  static auto make(std::size_t arena) {
-    return alloy::BitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>(arena);
-  }
-};
-struct BitmappedMulti {
-  static constexpr const char* name = "BitmappedBlock<64,64,Mallocator>";
-  static constexpr bool anchor = false;
-  static auto make(std::size_t arena) { return alloy::BitmappedBlock<64, 64, alloy::Mallocator>(arena); }
-};
-struct SharedBitmappedSingle {
-  static constexpr const char* name = "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>";
-  static constexpr bool anchor = false;
-  static auto make(std::size_t arena) {
-    return alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>(arena);
-  }
-};
-struct SharedBitmappedMulti {
-  static constexpr const char* name = "SharedBitmappedBlock<64,64,Mallocator>";
-  static constexpr bool anchor = false;
-  static auto make(std::size_t arena) { return alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator>(arena); }
-};
+using BitmappedSingle = Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
+                              "BitmappedBlock<64,64,Mallocator,Multiblock::no>">;
+using BitmappedMulti = Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator>, "BitmappedBlock<64,64,Mallocator>">;
+using SharedBitmappedSingle = Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
+                                    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>">;
+using SharedBitmappedMulti =
+    Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator>, "SharedBitmappedBlock<64,64,Mallocator>">;
 using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti>;
 using AlloyW3 = mp_list<BitmappedMulti>;
 using AlloyW5 = mp_list<SharedBitmappedSingle, SharedBitmappedMulti>;

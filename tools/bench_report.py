@@ -602,6 +602,9 @@ def print_summary(res):
         log("instructions per op (callgrind)")
         for n, v in res["callgrind"].items():
             log("  %-70s %9.1f" % (n, v["instructions_per_op"]))
+    log("targets (issues 3 and 4) on this run")
+    for t, m, v in targets(runs, res["callgrind"]):
+        log("  %-11s %s: %s" % (v.replace("*", ""), t, m))
 
 
 def main():

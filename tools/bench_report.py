@@ -565,7 +565,7 @@ def write_chart(res, png):
                     f.write('%d "%s" %g %d\n' % (i, short(s), r["ns_per_op"], color))
             if not rows:
                 continue
-            script.append("set title '%s'" % TITLES[w].split(" (")[0])
+            script.append("set title '%s'" % ("W6 W3 through an AllocatorList" if w == "W6" else TITLES[w].split(" (")[0]))
             script.append("set xrange [-0.6:%g]" % (len(rows) - 0.4))
             script.append("plot '%s' using 1:3:4:xtic(2) with boxes lc rgb variable, "
                           "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.7" % dat)

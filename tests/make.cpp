@@ -294,6 +294,21 @@ TEST_CASE("expand_array: trivially copyable elements over every kind of parent")
   check_expand_ints(arena);
 }
 
+TEST_CASE("expand_array: init may be an element of the array itself") {
+  Heap h;  // no expand: every growth moves the block and frees the old one
+  std::span<int> s = alloy::make_array<int>(h, 3, 42);
+  for (int round = 0; round < 4; ++round) REQUIRE(alloy::expand_array(h, s, 50, s[0]));
+  CHECK(s.size() == 203);
+  for (int x : s) CHECK(x == 42);
+  CHECK(alloy::dispose(h, s));
+  std::span<std::string> t = alloy::make_array<std::string>(h, 2, std::string(50, 'q'));
+  for (int round = 0; round < 4; ++round) REQUIRE(alloy::expand_array(h, t, 5, t[1]));
+  CHECK(t.size() == 22);
+  for (const std::string& x : t) CHECK(x == std::string(50, 'q'));
+  CHECK(alloy::dispose(h, t));
+  CHECK(h.live_blocks() == 0);
+}
+
 TEST_CASE("expand_array: grows in place when the parent can expand and construction cannot throw") {
   ExpandHeap e;  // capacity 256 bytes per block
   std::span<Quiet> s = alloy::make_array<Quiet>(e, 2, Quiet(1));

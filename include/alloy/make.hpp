@@ -281,17 +281,26 @@ bool expand_array_impl(A& a, std::span<T>& arr, std::size_t delta, const Args&..
     // The new elements cannot throw, so the block may grow in place (any T) or by a byte copy (trivially
     // copyable T) with nothing to undo afterwards.
     Block b = block_of(arr);
-    bool grown = false;
-    if constexpr (has_expand<A>) grown = a.expand(b, bytes - b.size);
+    const std::size_t old = arr.size();
+    if constexpr (has_expand<A>) {
+      if (a.expand(b, bytes - b.size)) {
+        construct_n(static_cast<T*>(b.ptr) + old, delta, args...);
+        arr = {static_cast<T*>(b.ptr), n};
+        return true;
+      }
+    }
     if constexpr (std::is_trivially_copyable_v<T>) {
       // reallocate already tries everything (expand, then a new block): if it fails, so would a new block here.
-      if (!grown && !reallocate_for<T>(a, b, bytes)) return false;
-      grown = true;
-    }
-    if (grown) {
-      T* const p = static_cast<T*>(b.ptr);
-      construct_n(p + arr.size(), delta, args...);
-      arr = {p, n};
+      // `init` may be an element of arr, which reallocate may free: build from a copy.
+      if constexpr (sizeof...(Args) == 0) {
+        if (!reallocate_for<T>(a, b, bytes)) return false;
+        construct_n(static_cast<T*>(b.ptr) + old, delta);
+      } else {
+        const T saved(args...);
+        if (!reallocate_for<T>(a, b, bytes)) return false;
+        construct_n(static_cast<T*>(b.ptr) + old, delta, saved);
+      }
+      arr = {static_cast<T*>(b.ptr), n};
       return true;
     }
   }

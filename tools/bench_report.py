@@ -484,7 +484,7 @@ def write_markdown(res, path, chart_rel):
             cells.append("%d" % r["failures"])
             L.append("| " + " | ".join(cells) + " |")
         absent = [n for n in notes if ("foonathan" in n and w in ("W1", "W2", "W4")) or
-                  ("ldc2" in n and w in ("W1", "W2", "W3", "W4", "W5")) or "mimalloc" in n]
+                  ("Phobos" in n and w in ("W1", "W2", "W3", "W4", "W5")) or "mimalloc" in n]
         if absent:
             L.append("")
             L.append("Not in this table: " + "; ".join(absent) + ".")
@@ -658,7 +658,7 @@ def main():
             mi = run_gbench(mi_exe, args.reps, os.path.join(tmp, "mimalloc.json"), extra, "mimalloc")
             runs.update(gbench_rows(mi, "mimalloc"))
         else:
-            notes.append("mimalloc not found: no mimalloc anchor")
+            notes.append("no mimalloc anchor (mimalloc not found, or alloy_bench_mimalloc not built)")
         if os.path.exists(d_exe) and (targets_built is None or "alloy_bench_phobos" in targets_built):
             log("=== bench_report: alloy_bench_phobos (D, std.experimental.allocator) ===")
             drows, dctx = run_phobos(d_exe, args.reps, os.path.join(tmp, "phobos.json"))
@@ -667,7 +667,7 @@ def main():
             runs.update(drows)
             context["phobos.compiler"] = dctx.get("compiler", "?")
         else:
-            notes.append("ldc2 not found: no Phobos rows")
+            notes.append("no Phobos rows (ldc2 not found, or alloy_bench_phobos not built)")
     replay_md = None
     replay_exe = os.path.join(bdir, "replay", "alloy-replay")
     traces = sorted(glob.glob(os.path.join(ROOT, "benchmarks", "replay", "traces", "*.csv")))

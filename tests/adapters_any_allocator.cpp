@@ -1,3 +1,4 @@
+// ctest-labels: tsan
 #include <alloy/adapters/any_allocator.hpp>
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/mallocator.hpp>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -191,6 +193,23 @@ TEST_CASE("AnyAllocator: owning shares one stack among copies; referring does no
   }
   Block y = a.allocate(8);
   CHECK(a.deallocate(y));
+}
+
+TEST_CASE("AnyAllocator: copies shared across threads (atomic reference count)") {
+  AnyAllocator shared(std::in_place_type<alloy::test::CheckedHeap<16>>);
+  Block keep = shared.allocate(32);  // proves the stack is still alive at the end
+  std::vector<std::thread> ts;
+  for (int k = 0; k < 6; ++k) {
+    ts.emplace_back([copy = shared]() mutable {
+      for (int i = 0; i < 2000; ++i) {
+        AnyAllocator c = copy;              // up
+        AnyAllocator m = std::move(c);      // moved, no count change
+        (void)m.runtime_alignment();
+      }                                     // down
+    });
+  }
+  for (auto& t : ts) t.join();
+  CHECK(shared.deallocate(keep));
 }
 
 TEST_CASE("AnyAllocator: copy moves bytes into, out of and within device-like memory") {

@@ -1,9 +1,11 @@
+// ctest-labels: tsan
 // The PyTorch pluggable allocator: loads the shared libraries built from tests/adapters/pytorch_stack.cpp with
 // dlopen and drives them as PyTorch's CUDAPluggableAllocator does (alloc(size, device, stream), free(ptr, size,
 // device, stream)), from several threads. The header's own functions are tested directly too.
 #include <alloy/adapters/pytorch_allocator.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
+#include <alloy/region.hpp>
 
 #include <dlfcn.h>
 
@@ -14,6 +16,7 @@
 
 #include <doctest/doctest.h>
 
+#if defined(ALLOY_TORCH_LIB_MALLOCATOR) && defined(ALLOY_TORCH_LIB_NOACCESS)
 namespace {
 using AllocFn = void* (*)(ssize_t, int, CUstream_st*);
 using FreeFn = void (*)(void*, ssize_t, int, CUstream_st*);
@@ -81,6 +84,7 @@ void drive(Lib& lib, bool host, int threads, int ops) {
   for (int d = 0; d < 3; ++d) CHECK(lib.live(d) == 0);
 }
 }  // namespace
+#endif
 
 TEST_CASE("PyTorch allocator: the header's functions") {
   using T = alloy::PyTorchAllocator<alloy::Mallocator, 4>;
@@ -100,6 +104,42 @@ TEST_CASE("PyTorch allocator: the header's functions") {
   CHECK(alloy::NoAccessAllocator::instance.owns({d, 10}) == alloy::Ternary::yes);
   D::free(d, 10, 1, nullptr);
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+// A Region is not thread-safe; the adapter's per-device mutex makes it so (TSan checks the claim).
+struct TorchArena : alloy::Region<alloy::Mallocator> {
+  TorchArena() noexcept : alloy::Region<alloy::Mallocator>(std::size_t{1} << 22) {}
+};
+
+TEST_CASE("PyTorch allocator: a Region per device, 6 threads over 2 devices") {
+  using T = alloy::PyTorchAllocator<TorchArena, 2>;
+  std::vector<std::thread> ts;
+  std::vector<int> bad(6, 0);
+  for (int k = 0; k < 6; ++k) {
+    ts.emplace_back([&, k] {
+      const int dev = k % 2;
+      std::vector<std::pair<void*, ssize_t>> mine;
+      for (int i = 0; i < 2000; ++i) {
+        if (mine.size() < 8 && i % 3 != 2) {
+          const ssize_t n = 1 + (i * 13 + k) % 300;
+          void* p = T::alloc(n, dev, nullptr);
+          if (p == nullptr) { ++bad[k]; continue; }
+          std::memset(p, k, static_cast<std::size_t>(n));
+          mine.emplace_back(p, n);
+        } else if (!mine.empty()) {
+          auto [p, n] = mine.back();
+          mine.pop_back();
+          if (static_cast<unsigned char*>(p)[n - 1] != k) ++bad[k];
+          T::free(p, n, dev, nullptr);
+        }
+      }
+      for (auto [p, n] : mine) T::free(p, n, dev, nullptr);
+    });
+  }
+  for (auto& th : ts) th.join();
+  for (int b : bad) CHECK(b == 0);
+  CHECK(T::live_bytes(0) == 0);
+  CHECK(T::live_bytes(1) == 0);
 }
 
 #if defined(ALLOY_TORCH_LIB_MALLOCATOR) && defined(ALLOY_TORCH_LIB_NOACCESS)

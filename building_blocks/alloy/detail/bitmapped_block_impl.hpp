@@ -210,6 +210,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       std::size_t i;
       if (k == 1) {
         i = alloc1();
+      } else if (summarized && k <= 64) {
+        i = alloc_small(static_cast<unsigned>(k));
       } else {
         Guard g(this);
         i = alloc_blocks(k);
@@ -368,6 +370,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         if constexpr (summarized) raise_summary(i / 64);
         return true;
       }
+    } else {
+      const std::size_t off = offset_of(b.ptr);
+      if (!multi || off % bs() + b.size <= bs()) [[likely]] {
+        if (!check_owned_debug(b)) return false;
+        release1(off / bs());
+        return true;
+      }
     }
     if (!check_owned(b)) return false;
     const std::size_t off = offset_of(b.ptr);
@@ -378,6 +387,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t k = b.size ? divide_round_up(off + b.size, bs()) - i : 1;
       if (k == 1) {
         release1(i);
+      } else if (summarized && k <= 64) {
+        release_small(i, static_cast<unsigned>(k));
       } else {
         release_range(i, k);
       }
@@ -819,6 +830,70 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (w != all_ones) return i * 64 + static_cast<unsigned>(std::countr_one(w));
     }
     return npos;
+  }
+
+  // The single-threaded path for 2 <= k <= 64 (find_small, claim and the hint update in one loop).
+  std::size_t alloc_small(unsigned k) noexcept {
+    if constexpr (summarized) {
+      std::uint64_t* const bits = bits_;
+      unsigned char* const sum = sum_;
+      const std::size_t words = words_;
+      const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
+      for (std::size_t i = start_;;) {
+        std::uint64_t x;
+        std::memcpy(&x, sum + i, 8);  // the summary has 16 zero bytes after the last word's
+        const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
+        if (!hit) {
+          i += 8;
+          if (i >= words) return npos;
+          continue;
+        }
+        i += static_cast<unsigned>(std::countr_zero(hit)) / 8;
+        if (i >= words) return npos;
+        const std::uint64_t w = bits[i];
+        std::size_t idx = npos;
+        unsigned cross = 0;
+        const unsigned j = bitmap::find_run(~w, k);
+        if (j < 64) {
+          bits[i] = w | bitmap::mask(j, k);
+          idx = i * 64 + j;
+        } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
+          const std::uint64_t w2 = bits[i + 1];
+          cross = tail + static_cast<unsigned>(std::countr_zero(w2));
+          if (cross >= k) {
+            bits[i] = w | bitmap::mask(64 - tail, tail);
+            bits[i + 1] = w2 | bitmap::mask(0, k - tail);
+            idx = i * 64 + 64 - tail;
+          }
+        }
+        if (idx != npos) {
+          if (i == start_) advance_start();
+          if (idx + k > fresh_) fresh_ = idx + k;
+          if constexpr (Starts) mark_start(idx, k);
+          return idx;
+        }
+        sum[i] = static_cast<unsigned char>(k - 1);  // no run of k starts here
+        ++i;
+      }
+    } else {
+      (void)k;
+      return npos;
+    }
+  }
+
+  // The single-threaded release of 2 <= k <= 64 blocks (one or two words).
+  void release_small(std::size_t i, unsigned k) noexcept {
+    std::uint64_t* const bits = bits_;
+    const std::size_t e = i + k - 1, wf = i / 64, wl = e / 64;
+    ALLOY_ASSERT(bitmap::range_is(bits, i, k, true), "BitmappedBlock::deallocate: double free (a block is not allocated)");
+    if (wf == wl) {
+      bits[wf] &= ~bitmap::mask(static_cast<unsigned>(i % 64), k);
+    } else {
+      bits[wf] &= ~(bitmap::all_ones << (i % 64));
+      bits[wl] &= ~bitmap::mask(0, static_cast<unsigned>(e % 64) + 1);
+    }
+    if (wf < start_) start_ = wf;
+    if constexpr (summarized) raise_summary_range(i, k);
   }
 
   // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.

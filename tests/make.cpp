@@ -5,6 +5,10 @@
 #include <alloy/null_allocator.hpp>
 #include <alloy/ref.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -227,6 +231,8 @@ TEST_CASE("make_array: sizes, values, failure, overflow") {
   CHECK(Tracked::destroyed == std::vector<int>{3, 2, 1, 0});  // last first
   CHECK(Tracked::live == 0);
   CHECK(alloy::dispose(h, std::span<Tracked>{}));
+  std::span<int> dyn = alloy::make_array<int>(h, 3, 1);
+  CHECK(alloy::dispose(h, std::span<int, 3>(dyn.data(), 3)));  // a fixed extent works too
   h.fail_after(0);
   CHECK(alloy::make_array<Tracked>(h, 3).empty());
   CHECK(Tracked::live == 0);
@@ -532,3 +538,31 @@ TEST_CASE("make: randomized arrays against std::vector, with throwing constructo
   alloy::Mallocator m;
   random_arrays(m, 3, 20'000);
 }
+
+#if ALLOY_ENABLE_ASSERTS && (defined(__GXX_RTTI) || defined(__cpp_rtti))
+struct Base {
+  virtual ~Base() = default;
+  int b = 1;
+};
+struct Derived : Base {
+  long more[4] = {};
+};
+
+TEST_CASE("dispose: through a base class is caught in debug builds (the size would be wrong)") {
+  alloy::Mallocator m;
+  Derived* d = alloy::make<Derived>(m);
+  REQUIRE(d);
+  Base* base = d;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGABRT, SIG_DFL);
+    (void)alloy::dispose(m, base);
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK(alloy::dispose(m, d));  // through its own type: fine
+}
+#endif

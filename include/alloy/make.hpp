@@ -53,8 +53,8 @@ bool reallocate_for(A& a, Block& b, std::size_t n) noexcept {
     return alloy::reallocate(a, b, n);
 }
 
-template <class T>
-Block block_of(std::span<T> s) noexcept {
+template <class T, std::size_t Extent>
+Block block_of(std::span<T, Extent> s) noexcept {
   return {const_cast<void*>(static_cast<const void*>(s.data())), s.size_bytes()};
 }
 

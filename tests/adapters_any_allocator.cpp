@@ -1,6 +1,7 @@
 // ctest-labels: tsan
 #include <alloy/adapters/any_allocator.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
@@ -65,6 +66,8 @@ struct AnyAs {
   }
 };
 
+using HostBitmap = alloy::BitmappedBlock<64, 16, alloy::Mallocator>;
+using DevBitmap = alloy::BitmappedBlock<256, 256, alloy::NoAccessAllocator>;  // bitmap on the host
 using HostRegion = alloy::Region<alloy::Mallocator>;
 using DevRegion = alloy::Region<alloy::NoAccessAllocator>;
 template <>
@@ -80,6 +83,10 @@ TEST_CASE("AnyAllocator: conformance through the erased call, host and device-li
   alloy::test::check_allocator([] { return AnyAs<alloy::NullAllocator>{AnyAllocator()}; });
   alloy::test::check_allocator([] { return AnyAs<HostRegion>{AnyAllocator(HostRegion(1 << 16))}; });
   alloy::test::check_allocator([] { return AnyAs<DevRegion>{AnyAllocator(DevRegion(1 << 16))}; });
+  alloy::test::check_allocator(
+      [] { return AnyAs<HostBitmap>{AnyAllocator(std::in_place_type<HostBitmap>, std::size_t{1} << 16)}; });
+  alloy::test::check_allocator(
+      [] { return AnyAs<DevBitmap>{AnyAllocator(std::in_place_type<DevBitmap>, std::size_t{1} << 18)}; });
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
 }
 
@@ -102,6 +109,28 @@ TEST_CASE("AnyAllocator: randomized differential through the erased call, a refe
   const auto st = alloy::test::run_differential(a, o);
   CHECK(st.failures == 0);
   CHECK(heap.live_blocks() == 0);
+}
+
+TEST_CASE("AnyAllocator: randomized differential through the erased call, BitmappedBlocks (host, device-like)") {
+  alloy::test::DiffOptions o;
+  o.ops = 100'000;
+  o.max_size = 1024;
+  o.slots = 128;
+  {
+    AnyAs<HostBitmap> a{AnyAllocator(std::in_place_type<HostBitmap>, std::size_t{1} << 20)};
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.failures < st.allocations);
+    CHECK(st.reallocations > 1000);
+  }
+  {
+    o.ops = 20'000;  // each copy opens the whole 1 MiB mapping: a few page-table updates
+    o.max_size = 4096;
+    o.slots = 64;
+    AnyAs<DevBitmap> a{AnyAllocator(std::in_place_type<DevBitmap>, std::size_t{1} << 20)};
+    const auto st = alloy::test::run_differential(a, o);  // contents through copy; reallocate through the erased copy
+    CHECK(st.reallocations > 100);
+  }
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
 }
 
 TEST_CASE("AnyAllocator: randomized differential through the erased call, NoAccessAllocator") {

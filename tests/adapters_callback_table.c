@@ -11,6 +11,7 @@ alloy_callback_table* alloy_test_table_mallocator(void);
 alloy_callback_table* alloy_test_table_aligned(void);
 alloy_callback_table* alloy_test_table_noaccess(void);
 alloy_callback_table* alloy_test_table_noaccess_region(size_t capacity);
+alloy_callback_table* alloy_test_table_noaccess_pool(size_t capacity);
 size_t alloy_test_noaccess_live_blocks(void);
 int alloy_test_noaccess_write(void* dst, const void* src, size_t n);
 int alloy_test_noaccess_read(void* dst, const void* src, size_t n);
@@ -107,6 +108,12 @@ int main(void) {
 
   t = alloy_test_table_noaccess_region((size_t)1 << 20);
   EXPECT(t->memory_space == ALLOY_MEMORY_DEVICE);
+  churn(t, 0, 20000);
+  t->destroy(t->obj);
+  EXPECT(alloy_test_noaccess_live_blocks() == 0);
+
+  t = alloy_test_table_noaccess_pool((size_t)1 << 21);
+  EXPECT(t->alignment == 256);
   churn(t, 0, 20000);
   t->destroy(t->obj);
   EXPECT(alloy_test_noaccess_live_blocks() == 0);

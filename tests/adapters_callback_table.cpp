@@ -2,6 +2,7 @@
 // CallbackTable from C++ (the C program tests/adapters_callback_table.c drives it from C).
 #include <alloy/adapters/callback_table.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/ref.hpp>
@@ -65,6 +66,16 @@ TEST_CASE("CallbackTable: device-like stacks (records on the host, memory never 
   t->free(t->obj, b);
   t->destroy(t->obj);
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  {
+    using Pool = alloy::BitmappedBlock<256, 256, alloy::NoAccessAllocator>;
+    alloy::CallbackTable<Pool> pool(std::size_t{1} << 20);
+    std::vector<void*> bs;
+    for (std::size_t i = 1; i <= 64; ++i) bs.push_back(pool.table()->alloc(pool.table()->obj, i * 100));
+    for (void* h : bs) CHECK(pool.stack().owns({pool.table()->addr_of_block(h), static_cast<alloy_block*>(h)->size}) ==
+                             alloy::Ternary::yes);
+    for (void* h : bs) pool.table()->free(pool.table()->obj, h);
+    CHECK(pool.stack().empty() == alloy::Ternary::yes);
+  }
   t = alloy::make_callback_table<alloy::Region<alloy::NoAccessAllocator>>(std::size_t{1} << 16);
   void* x = t->alloc(t->obj, 100);
   void* y = t->alloc(t->obj, 100);

@@ -6,6 +6,7 @@
 #if defined(ALLOY_TEST_HAVE_CCCL) && __has_include(<cuda/memory_resource>)
 #include <alloy/adapters/cuda_mr_resource.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
@@ -82,6 +83,18 @@ TEST_CASE("CudaMrResource: through cuda::mr::resource_ref") {
   href.deallocate(h, 6, 64);
 #endif
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+TEST_CASE("CudaMrResource: a device-like BitmappedBlock pool behind cuda::mr") {
+  using Pool = alloy::BitmappedBlock<256, 256, alloy::NoAccessAllocator>;  // bitmap on the host
+  Pool pool(std::size_t{1} << 20);
+  CudaMrResource<Pool> r(pool);
+  static_assert(cuda::has_property<CudaMrResource<Pool>, mr::device_accessible>);
+  void* ps[16];
+  for (int i = 0; i < 16; ++i) ps[i] = r.allocate_sync(1000 * (i + 1), 256);
+  CHECK(pool.empty() == alloy::Ternary::no);
+  for (int i = 0; i < 16; ++i) r.deallocate_sync(ps[i], 1000 * (i + 1), 256);
+  CHECK(pool.empty() == alloy::Ternary::yes);
 }
 
 TEST_CASE("CudaMrResource: a stateful stack is shared by pointer; failures throw") {

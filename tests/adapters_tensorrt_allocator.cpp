@@ -8,6 +8,7 @@
 #endif
 #include <alloy/adapters/tensorrt_allocator.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/ref.hpp>
@@ -62,6 +63,11 @@ TEST_CASE("TensorRTAllocator: host stacks and a device-like stack through IGpuAs
   exercise(d, false);
   CHECK(d.live_blocks() == 0);
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+  // A device-like pool: 256-byte blocks over NoAccessAllocator, bitmap on the host (TensorRT's usual request mix).
+  TensorRTAllocator<alloy::BitmappedBlock<256, 256, alloy::NoAccessAllocator>> pool(std::size_t{1} << 22);
+  exercise(pool, false);
+  CHECK(pool.live_blocks() == 0);
+  CHECK(pool.stack().empty() == alloy::Ternary::yes);
   TensorRTAllocator<alloy::Mallocator> m;  // no aligned_allocate: only alignments up to 16
   void* p = m.allocateAsync(10, 16, 0, nullptr);
   CHECK(p != nullptr);

@@ -2,6 +2,7 @@
 // and over device-like stacks (NoAccessAllocator: any host touch of the memory crashes).
 #include <alloy/adapters/callback_table.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/region.hpp>
@@ -15,6 +16,10 @@ alloy_callback_table* alloy_test_table_noaccess(void) {
 // A device-like arena: a Region over NoAccessAllocator keeps its bump pointer on the host.
 alloy_callback_table* alloy_test_table_noaccess_region(size_t capacity) {
   return alloy::make_callback_table<alloy::Region<alloy::NoAccessAllocator>>(capacity);
+}
+// A device-like pool: 256-byte blocks over NoAccessAllocator, the bitmap on the host.
+alloy_callback_table* alloy_test_table_noaccess_pool(size_t capacity) {
+  return alloy::make_callback_table<alloy::BitmappedBlock<256, 256, alloy::NoAccessAllocator>>(capacity);
 }
 size_t alloy_test_noaccess_live_blocks(void) { return alloy::NoAccessAllocator::live_blocks(); }
 int alloy_test_noaccess_write(void* dst, const void* src, size_t n) {

@@ -89,13 +89,15 @@ class CallbackTable {
       return nullptr;
     }
     r->pub = {b.ptr, b.size};
+    r->owner = this;
     link(r);
     return &r->pub;
   }
   void free(void* handle) noexcept {
     if (handle == nullptr) return;
     Record* r = reinterpret_cast<Record*>(static_cast<alloy_block*>(handle));  // pub is the first member
-    ALLOY_ASSERT(r->magic == kMagic, "CallbackTable::free: not a block handle of an alloy table (or freed twice)");
+    ALLOY_ASSERT(r->magic == kMagic && r->owner == this,
+                 "CallbackTable::free: not a live block handle of this table (foreign, or freed twice)");
     std::lock_guard lock(mutex_);
     unlink(r);
     // A stack may refuse (a Region frees only its last block): the memory stays until the stack is reset.
@@ -110,6 +112,7 @@ class CallbackTable {
     alloy_block pub{};
     Record* prev = nullptr;
     Record* next = nullptr;
+    const CallbackTable* owner = nullptr;
     std::uint64_t magic = kMagic;
   };
   static_assert(std::is_standard_layout_v<Record>);
@@ -145,7 +148,7 @@ class CallbackTable {
 
   alloy_callback_table table_{};
   mutable std::mutex mutex_;
-  Record head_{{}, &head_, &head_, 0};
+  Record head_{{}, &head_, &head_, nullptr, 0};
   std::size_t live_ = 0;
   [[no_unique_address]] A a_;
 };

@@ -110,6 +110,12 @@ void check_allocator(Make make) {
     } else if constexpr (has_deallocate_all<A>) {
       CHECK(a.deallocate_all());
     }
+    if constexpr (has_resolve_internal_pointer<A> && (has_deallocate<A> || has_deallocate_all<A>)) {
+      for (Block b : live) {  // nothing is live now: no pointer resolves (D also "resolves" freed blocks)
+        Block r{};
+        CHECK(a.resolve_internal_pointer(b.ptr, r) != Ternary::yes);
+      }
+    }
   }
 
   if constexpr (has_aligned_allocate<A>) {

@@ -1,6 +1,8 @@
 #include <alloy/adapters/pmr_resource.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/adapters/any_allocator.hpp>
 #include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
 #include <alloy/ref.hpp>
 #include <alloy/region.hpp>
@@ -63,6 +65,18 @@ TEST_CASE("PmrResource: over-alignment and failure") {
   heap.fail_after(0);
   PmrResource<alloy::Ref<Heap>> failing(heap);
   CHECK_THROWS_AS((void)failing.allocate(8), alloy::bad_alloc);
+}
+
+TEST_CASE("PmrResource: over an AnyAllocator chosen at run time") {
+  PmrResource<alloy::AnyAllocator> host(alloy::AnyAllocator(alloy::AlignedMallocator{}));
+  std::pmr::vector<int> v(&host);
+  v.assign(1000, 7);
+  void* p = host.allocate(64, 512);
+  CHECK(alloy::is_aligned(p, 512));
+  host.deallocate(p, 64, 512);
+  PmrResource<alloy::AnyAllocator> dev(alloy::AnyAllocator(alloy::NoAccessAllocator{}));
+  CHECK_THROWS_AS((void)dev.allocate(8), alloy::bad_alloc);  // device memory: never handed to pmr
+  CHECK(host.is_equal(host));
 }
 
 TEST_CASE("PmrResource: is_equal") {

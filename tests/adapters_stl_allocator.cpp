@@ -2,6 +2,7 @@
 #include <alloy/adapters/any_allocator.hpp>
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/mallocator.hpp>
+#include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
 #include <alloy/ref.hpp>
 #include <alloy/region.hpp>
@@ -139,6 +140,13 @@ TEST_CASE("StlAllocator: over an AnyAllocator chosen at run time") {
     CHECK(v.back() == 3.0);
     CHECK(alloy::is_aligned(v.data(), alignof(double)));
   }
+}
+
+TEST_CASE("StlAllocator: over an AnyAllocator erasing device memory, allocate throws instead of handing it out") {
+  alloy::AnyAllocator dev(alloy::NoAccessAllocator{});
+  StlAllocator<int, alloy::AnyAllocator> a(dev);
+  CHECK_THROWS_AS((void)a.allocate(4), alloy::bad_alloc);
+  CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
 }
 
 // Randomized: many containers of random sizes; CheckedHeap verifies every Block given back.

@@ -25,6 +25,7 @@ namespace alloy {
 /// Equality (`is_equal`): the same object; or another PmrResource<A> over a stateless A (any object serves the
 /// other's memory); or one whose stack compares equal (`Ref`s to the same allocator).
 /// Parent: host_accessible (pmr containers construct objects in the memory); for device memory use CudaMrResource.
+/// Over an AnyAllocator (memory space known at run time), `allocate` throws when the erased memory is device memory.
 /// Failure: `allocate` throws `alloy::bad_alloc` (a `std::bad_alloc`).
 /// Thread safety: the stack's.
 /// Example:
@@ -61,6 +62,8 @@ class PmrResource final : public std::pmr::memory_resource {
 
   void* do_allocate(std::size_t bytes, std::size_t align) override {
     if (!is_power_of_two(align)) detail::throw_bad_alloc("alloy::PmrResource: alignment is not a power of two");
+    if (!detail::runtime_host_accessible(a_))
+      detail::throw_bad_alloc("alloy::PmrResource: the AnyAllocator erases a stack the host cannot touch");
     const std::size_t n = served(bytes);
     Block b{};
     if (align <= A::alignment) {

@@ -13,6 +13,13 @@ namespace detail {
 /// Throws `alloy::bad_alloc` (a `std::bad_alloc`) from an adapter's edge.
 [[noreturn]] inline void throw_bad_alloc(const char* what) { throw ::alloy::bad_alloc(what); }
 
+/// For a stack whose memory space is known only at run time (AnyAllocator): whether the host may touch its memory.
+template <class A>
+bool runtime_host_accessible(const A& a) noexcept {
+  if constexpr (requires { { a.is_host_accessible() } -> std::same_as<bool>; }) return a.is_host_accessible();
+  else return (void)a, true;
+}
+
 /// A stateless stack is not stored: every object of it is the same allocator.
 template <class A>
 inline constexpr bool stored_by_value = stateless_allocator<A> && std::is_default_constructible_v<A>;
@@ -41,7 +48,8 @@ Block allocate_objects(A& a, std::size_t count, std::size_t size, std::size_t al
 /// `allocate` of such a T does not compile (the message says to stack an allocator with aligned_allocate, e.g.
 /// AlignedMallocator).
 /// Parent: host_accessible (containers construct their elements in the memory). For device memory use
-/// `device_buffer` or `CudaMrResource`.
+/// `device_buffer` or `CudaMrResource`. Over an AnyAllocator, whose memory space is known only at run time,
+/// `allocate` throws when the erased stack's memory is device memory.
 /// Deallocation: `deallocate(p, n)` gives back `{p, n * sizeof(T)}`. A stack without `deallocate`, or one that
 /// refuses the block (a Region frees only its last block), keeps the memory until it is reset or destroyed.
 /// Failure: `allocate` throws `alloy::bad_alloc` (a `std::bad_alloc`) when the stack returns an empty Block or
@@ -99,6 +107,8 @@ class StlAllocator {
                   "alloy::StlAllocator: alignof(T) exceeds the stack's alignment and the stack has no "
                   "aligned_allocate; put an allocator with aligned_allocate at the bottom (e.g. AlignedMallocator)");
     if (n == 0) return nullptr;
+    if (!detail::runtime_host_accessible(stack()))
+      detail::throw_bad_alloc("alloy::StlAllocator: the AnyAllocator erases a stack the host cannot touch");
     Block b = detail::allocate_objects(stack(), n, sizeof(T), alignof(T));
     if (!b) detail::throw_bad_alloc("alloy::StlAllocator: out of memory");
     return static_cast<T*>(b.ptr);

@@ -33,7 +33,7 @@ static_assert(!alloy::has_copy<R<>> && !alloy::has_copy<R<alloy::Mallocator>> &&
 static_assert(R<alloy::NoAccessAllocator>::memory_space == alloy::MemorySpace::device);
 static_assert(R<alloy::Mallocator>::memory_space == alloy::MemorySpace::host && R<>::memory_space == alloy::MemorySpace::host);
 // Copyable over a span; move-only when it may own memory.
-static_assert(std::is_copy_constructible_v<R<>> && std::is_trivially_destructible_v<R<>>);
+static_assert(std::is_copy_constructible_v<R<>> && std::is_copy_assignable_v<R<>>);
 static_assert(!std::is_copy_constructible_v<R<alloy::Mallocator>> && std::is_nothrow_move_constructible_v<R<alloy::Mallocator>>);
 static_assert(!std::is_copy_assignable_v<R<alloy::Mallocator>> && std::is_nothrow_move_assignable_v<R<alloy::Mallocator>>);
 // State: three pointers (and the ownership flag when the parent can own).

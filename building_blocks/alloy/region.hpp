@@ -143,8 +143,7 @@ class Region {
     return *this;
   }
 
-  ~Region() requires(!can_own) = default;
-  ~Region() requires can_own { release(); }
+  ~Region() { release(); }  // (one destructor: clang 14 cannot choose between constrained ones)
 
   /// The fast path: one round-up, one compare, one add. n == 0 and sizes whose rounding overflows both round to 0;
   /// the `r == 0` test costs a branch on the flags of the rounding `and`, and vanishes where the compiler knows

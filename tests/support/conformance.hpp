@@ -147,6 +147,8 @@ void check_allocator(Make make) {
     Block z{};
     CHECK(a.expand(z, 0));
     CHECK(!z);
+    CHECK_FALSE(a.expand(z, 16));  // the null block cannot grow in place (D's contract)
+    CHECK(!z);
     Block b = a.allocate(24);
     if (b) {
       write_pattern(a, b, 7);

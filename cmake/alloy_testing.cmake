@@ -139,7 +139,10 @@ function(alloy_add_compile_fail src)
     endif()
     list(APPEND incs -isystem ${d})
   endforeach()
+  # The script runs the compiler and passes only if it FAILS and its diagnostics match the `// expect:` regex.
+  string(JOIN "|" flags -std=c++20 -fsyntax-only ${incs} ${extra})
   add_test(NAME compile_fail_${name}
-    COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only ${incs} ${extra} ${src})
-  set_tests_properties(compile_fail_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}" LABELS compile_fail)
+    COMMAND ${CMAKE_COMMAND} -DCOMPILER=${CMAKE_CXX_COMPILER} "-DFLAGS=${flags}" -DSOURCE=${src}
+            -P ${PROJECT_SOURCE_DIR}/cmake/compile_fail.cmake)
+  set_tests_properties(compile_fail_${name} PROPERTIES LABELS compile_fail)
 endfunction()

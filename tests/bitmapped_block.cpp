@@ -367,8 +367,26 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     Block c = s.allocate(8);
     CHECK(s.deallocate(c));
     CHECK(signal_of_child([&] { s.deallocate(c); }) == SIGABRT);
+    // a run-time block size that is not a positive multiple of Alignment
+    CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 24); }) == SIGABRT);
+    CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 0); }) == SIGABRT);
+  }
+#else
+  SUBCASE("a bad run-time block size leaves a usable block allocator with no blocks") {
+    BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 24);
+    CHECK(r.block_count() == 0);
+    CHECK(!r.allocate(1));
+    CHECK(r.good_alloc_size(1) == 16);
   }
 #endif
+  SUBCASE("a huge run-time block size over a span: no overflow") {
+    std::vector<std::byte> mem(4096);
+    BitmappedBlock<choose_at_runtime> a(std::span<std::byte>(mem), std::size_t{1} << 62);
+    CHECK(a.block_count() == 0);
+    CHECK(!a.allocate(1));
+    BitmappedBlock<choose_at_runtime> b(std::span<std::byte>(mem), 1024);
+    CHECK(b.block_count() == 3);
+  }
 }
 
 TEST_CASE("BitmappedBlock over NoAccessAllocator: every primitive, the payload never touched") {

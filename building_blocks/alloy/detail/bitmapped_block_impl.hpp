@@ -473,7 +473,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   bool set_runtime_block_size(std::size_t s) noexcept {
     ALLOY_ASSERT(s > 0 && s % Alignment == 0, "BitmappedBlock: the block size must be a positive multiple of Alignment");
-    if (s == 0 || s % Alignment != 0) return false;
+    if (s == 0 || s % Alignment != 0) {
+      Sizes::set_block_size(Alignment);  // a harmless size for a block allocator that has no blocks
+      return false;
+    }
     Sizes::set_block_size(s);
     return true;
   }
@@ -561,8 +564,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::uintptr_t base0 = address_of(mem.data()), base = align_up(base0, alignof(std::uint64_t));
       if (base - base0 > mem.size()) return;
       const std::size_t len = mem.size() - (base - base0);
-      const std::size_t per = 8 * bs() + maps;  // bits per block, bitmap included
-      std::size_t n = (len / per) * 8 + (len % per) * 8 / per;
+      // D's first estimate: bits available over bits per block (bitmap included); then down to the largest n that fits.
+      std::size_t n = len / bs();
+      if (bs() <= (SIZE_MAX - maps) / 8) {
+        const std::size_t per = 8 * bs() + maps;
+        n = (len / per) * 8 + (len % per) * 8 / per;
+      }
       auto fits = [&](std::size_t c, std::uintptr_t& pay) {
         const std::size_t words = words_for(c) * maps;
         const std::uintptr_t p = align_up(base + words * sizeof(std::uint64_t), Alignment);

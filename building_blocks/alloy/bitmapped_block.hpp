@@ -27,6 +27,8 @@ namespace alloy {
 /// Layout: over host memory, D's: the bitmap at the start, the payload after it aligned to Alignment; over the same
 /// span D and alloy hand out the same offsets. Over device memory (`!host_accessible<Parent>`) the bitmap lives in
 /// host memory from Bookkeeping (a stateless host allocator) and the payload is never touched by the host.
+/// Search: a hint (every word before it is full) and, for multiblock, a summary index (one byte per word bounding its
+/// longest free run, in host memory from Bookkeeping), so that a search skips words that cannot fit.
 /// Capabilities: allocate, aligned_allocate, deallocate, deallocate_all, owns (the payload range, as in D), empty,
 /// good_alloc_size (a multiple of BlockSize), expand (Multiblock::no: inside the block); reallocate and
 /// aligned_reallocate iff Parent is host-accessible or has copy; allocate_all and allocate_fresh iff M is
@@ -35,8 +37,8 @@ namespace alloy {
 /// Parent: any allocator; NullAllocator (the default) means a caller's span. Memory space: Parent's.
 /// Thread safety: none (SharedBitmappedBlock is the thread-safe one).
 /// Failure: an empty Block when no run of free blocks fits, for n == 0 and for sizes whose rounding overflows.
-/// A double free or a foreign block trips ALLOY_ASSERT in debug builds; in release, a foreign block is refused
-/// (deallocate returns false).
+/// A double free or a foreign block trips ALLOY_ASSERT in debug builds (in release builds they break deallocate's
+/// precondition, as in D; only the multi-block path still refuses a block outside the payload).
 /// Example:
 /// ```cpp
 /// #include <alloy/mallocator.hpp>

@@ -77,8 +77,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // The summary index (single-threaded multiblock only): one byte per word, an upper bound of the longest free run
   // that starts in that word (its in-word runs and its free tail continued into the next word's free head), capped
   // at 64. A free raises the bytes of its word and of the word before it to 64 (one 2-byte store); a search that
-  // finds no run of k in a word lowers its byte to k - 1. Searches skip words whose byte is below k, 8 bytes at a
-  // time, so their cost follows the words that might fit, not the size of the arena.
+  // finds no run of k in a word lowers its byte to its exact longest run. Searches skip words whose byte is below k,
+  // 8 bytes at a time, so their cost follows the words that might fit, not the size of the arena. Exception: the
+  // byte of the hint word (start_) is not kept (a free there, W1's whole loop, touches no byte); every search sets
+  // it to 64 first, and moving the hint back sets the old hint word's byte to 64.
   static constexpr bool summarized = multi && !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
@@ -184,8 +186,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         std::uint64_t* const bits = bits_;
         const std::size_t s = start_;
         const std::uint64_t w = bits[s];  // bits_ is never null: a full sentinel word when there is no block
-        if (w != all_ones) [[likely]] {
-          const unsigned j = static_cast<unsigned>(std::countr_one(w));
+        const std::uint64_t free = ~w;
+        if (free) [[likely]] {
+          const std::size_t j = static_cast<std::size_t>(std::countr_zero(free)) & 63;  // & 63: no sign extension
           bits[s] = w | (std::uint64_t{1} << j);
           const std::size_t idx = s * 64 + j;
           if constexpr (multi) {
@@ -361,13 +364,17 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t off = offset_of(b.ptr);
       if (!multi || off % bs() + b.size <= bs()) [[likely]] {
         if (!check_owned_debug(b)) return false;
-        const std::size_t i = off / bs();
+        const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
-        const std::uint64_t bit = std::uint64_t{1} << (i % 64);
-        ALLOY_ASSERT(bits[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-        bits[i / 64] &= ~bit;
-        if (i / 64 < start_) start_ = i / 64;
-        if constexpr (summarized) raise_summary(i / 64);
+        ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));  // one rotate, no shift + not
+        if constexpr (summarized) {
+          // The hint word's summary byte is not kept (a search sets it to 64 first): freeing in the hint word,
+          // the common case, costs one compare.
+          if (wi != start_) [[unlikely]] freed_off_hint(wi);
+        } else {
+          if (wi < start_) start_ = wi;
+        }
         return true;
       }
     } else {
@@ -507,6 +514,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void raise_summary(std::size_t wi) noexcept {
     static constexpr unsigned char both[2] = {64, 64};
     std::memcpy((sum_ - 1) + wi, both, 2);
+  }
+  // The search hint moves back to word wi (a block in it was freed). The summary byte of the hint word is not kept
+  // (frees in it do not raise it; a search sets it to 64 before reading), so the old hint word's byte becomes 64.
+  // Bytes of words before the hint are not read either: those words are full, so any value bounds them.
+  void lower_start(std::size_t wi) noexcept {
+    if (wi < start_) {
+      if constexpr (summarized) sum_[start_] = 64;
+      start_ = wi;
+    }
+  }
+  // The single-block free of a block in word wi != start_ (off the fast path's one compare).
+  [[gnu::noinline]] void freed_off_hint(std::size_t wi) noexcept {
+    if (wi < start_) lower_start(wi);
+    else raise_summary(wi);
   }
   // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
   // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
@@ -789,7 +810,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     } else {
       ALLOY_ASSERT(bits_[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
       bits_[i / 64] &= ~bit;
-      if (i / 64 < start_) start_ = i / 64;
+      lower_start(i / 64);
       if constexpr (summarized) raise_summary(i / 64);
     }
   }
@@ -818,6 +839,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Multiblock (k >= 2, or any k for aligned_allocate): exact first fit. Shared: under the lock, claimed by CAS.
 
   std::size_t alloc_blocks(std::size_t k) noexcept {
+    if constexpr (summarized) {
+      if (words_) sum_[start_] = 64;  // the hint word's byte is not kept up to date (see freed_off_hint)
+    }
     for (std::size_t from = Shared ? 0 : start_;;) {
       const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
       if (i == npos) return npos;
@@ -846,6 +870,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       unsigned char* const sum = sum_;
       const std::size_t words = words_;
       const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
+      sum[start_] = 64;  // the hint word's byte is not kept up to date (see freed_off_hint)
       for (std::size_t i = start_;;) {
         std::uint64_t x;
         std::memcpy(&x, sum + i, 8);  // the summary has 16 zero bytes after the last word's
@@ -899,7 +924,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       bits[wf] &= ~(bitmap::all_ones << (i % 64));
       bits[wl] &= ~bitmap::mask(0, static_cast<unsigned>(e % 64) + 1);
     }
-    if (wf < start_) start_ = wf;
+    lower_start(wf);
     if constexpr (summarized) raise_summary_range(i, k);
   }
 
@@ -1029,7 +1054,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       ALLOY_ASSERT(bitmap::range_is(bits_, i, k, true),
                    "BitmappedBlock::deallocate: double free (a block is not allocated)");
       bitmap::clear_range(bits_, i, k);
-      if (i / 64 < start_) start_ = i / 64;
+      lower_start(i / 64);
       if constexpr (summarized) raise_summary_range(i, k);
     }
   }

@@ -426,3 +426,41 @@ TEST_CASE("BitmappedBlock: move transfers the memory") {
   CHECK(a.deallocate(b));
   CHECK(a.block_count() == 64);
 }
+
+TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search") {
+  // The search paths' helpers (detail/bitmap.hpp): find_run (2 <= k <= 64), its loop-free form for k <= 8 used by
+  // the multiblock allocate, and longest_run (the summary bytes).
+  namespace bm = alloy::detail::bitmap;
+  auto naive_run = [](std::uint64_t x, unsigned k) {
+    for (unsigned j = 0; j + k <= 64; ++j)
+      if (((x >> j) & bm::mask(0, k)) == bm::mask(0, k)) return j;
+    return 64u;
+  };
+  auto naive_longest = [](std::uint64_t x) {
+    unsigned best = 0, cur = 0;
+    for (unsigned j = 0; j < 64; ++j) {
+      cur = (x >> j) & 1u ? cur + 1 : 0;
+      best = cur > best ? cur : best;
+    }
+    return best;
+  };
+  std::uint64_t s = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 0x2545F4914F6CDD1Dull;
+  };
+  for (int it = 0; it < 20000; ++it) {
+    std::uint64_t x = next();
+    switch (it % 4) {  // dense, sparse and mixed free words, plus the all-free / all-taken edges
+      case 0: x |= next(); break;
+      case 1: x &= next(); break;
+      case 2: x = it % 8 == 2 ? ~std::uint64_t{0} : std::uint64_t{0}; break;
+      default: break;
+    }
+    REQUIRE(bm::longest_run(x) == naive_longest(x));
+    for (unsigned k = 1; k <= 64; ++k) REQUIRE(bm::find_run(x, k) == naive_run(x, k));
+    for (unsigned k = 2; k <= 8; ++k) REQUIRE(bm::find_run_upto8(x, k) == naive_run(x, k));
+  }
+}

@@ -32,6 +32,18 @@ constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {
   return x ? static_cast<unsigned>(std::countr_zero(x)) : 64u;
 }
 
+/// find_run for 2 <= k <= 8 without a loop or a branch: runs of 2 and of 4, then one shift-and that joins two
+/// overlapping runs (of 2 for k <= 3, of 4 for k >= 4) k - 2 or k - 4 apart.
+constexpr unsigned find_run_upto8(std::uint64_t x, unsigned k) noexcept {
+  const std::uint64_t x2 = x & (x >> 1);    // bit j: j .. j + 1 set
+  const std::uint64_t x4 = x2 & (x2 >> 2);  // bit j: j .. j + 3 set
+  const bool lt4 = k < 4;
+  const std::uint64_t base = lt4 ? x2 : x4;
+  const unsigned sh = k - (lt4 ? 2u : 4u);
+  const std::uint64_t r = base & (base >> sh);
+  return r ? static_cast<unsigned>(std::countr_zero(r)) : 64u;
+}
+
 /// Length of the longest run of set bits in x: doubling steps, then a binary refinement (about 12 steps).
 constexpr unsigned longest_run(std::uint64_t x) noexcept {
   if (x == all_ones) return 64;

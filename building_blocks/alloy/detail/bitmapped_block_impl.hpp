@@ -79,8 +79,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // at 64. A free raises the bytes of its word and of the word before it to 64 (one 2-byte store); a search that
   // finds no run of k in a word lowers its byte to its exact longest run. Searches skip words whose byte is below k,
   // 8 bytes at a time, so their cost follows the words that might fit, not the size of the arena. Exception: the
-  // byte of the hint word (start_) is not kept (a free there, W1's whole loop, touches no byte); every search sets
-  // it to 64 first, and moving the hint back sets the old hint word's byte to 64.
+  // byte of the hint word (start_) is not raised by a single-block free in it (W1's whole loop): the free sets
+  // hint_dirty_ instead, and the byte is set to 64 before a search reads it or the hint moves back.
   static constexpr bool summarized = multi && !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
@@ -369,9 +369,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u, "BitmappedBlock::deallocate: double free (the block is not allocated)");
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));  // one rotate, no shift + not
         if constexpr (summarized) {
-          // The hint word's summary byte is not kept (a search sets it to 64 first): freeing in the hint word,
-          // the common case, costs one compare.
+          // Freeing in the hint word (the common case) only marks its summary byte stale: no summary store.
           if (wi != start_) [[unlikely]] freed_off_hint(wi);
+          else hint_dirty_ = true;
         } else {
           if (wi < start_) start_ = wi;
         }
@@ -409,6 +409,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     for (std::size_t i = 0; i < words_; ++i) store(i, 0);
     if (words_) store(words_ - 1, pad_mask());
     start_ = 0;
+    hint_dirty_ = false;
     if constexpr (summarized) {
       if (words_) std::memset(sum_, 64, words_);
     }
@@ -460,6 +461,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
+  bool hint_dirty_ = false;         // the hint word's summary byte may be too low (see refresh_hint_byte)
   unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
 
   // ----------------------------------------------------------------------------------------------------------
@@ -497,6 +499,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (words_) bits_[words_ - 1] = pad_mask();
     start_ = 0;
     fresh_ = 0;
+    hint_dirty_ = false;
     if constexpr (summarized) {
       // [one spare byte][one byte per word][zero padding for 8-byte reads]; sum_ points at word 0's byte.
       Block b = Bookkeeping{}.allocate(summary_bytes());
@@ -515,19 +518,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     static constexpr unsigned char both[2] = {64, 64};
     std::memcpy((sum_ - 1) + wi, both, 2);
   }
-  // The search hint moves back to word wi (a block in it was freed). The summary byte of the hint word is not kept
-  // (frees in it do not raise it; a search sets it to 64 before reading), so the old hint word's byte becomes 64.
-  // Bytes of words before the hint are not read either: those words are full, so any value bounds them.
+  // The fast path's single-block free in the hint word does not raise the word's summary byte; it sets
+  // hint_dirty_, and the byte is raised to 64 before the summary is read or the hint moves back. (Words before the
+  // hint are full, so any byte bounds them: when the hint moves forward the stale byte needs nothing.)
+  void refresh_hint_byte() noexcept {
+    if constexpr (summarized) {
+      if (hint_dirty_) {
+        sum_[start_] = 64;
+        hint_dirty_ = false;
+      }
+    }
+  }
+  // The search hint moves back to word wi (a block in it was freed; the caller raises wi's byte).
   void lower_start(std::size_t wi) noexcept {
     if (wi < start_) {
-      if constexpr (summarized) sum_[start_] = 64;
+      refresh_hint_byte();
       start_ = wi;
     }
   }
   // The single-block free of a block in word wi != start_ (off the fast path's one compare).
   [[gnu::noinline]] void freed_off_hint(std::size_t wi) noexcept {
-    if (wi < start_) lower_start(wi);
-    else raise_summary(wi);
+    lower_start(wi);
+    raise_summary(wi);
   }
   // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
   // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
@@ -676,6 +688,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     bits_ = bitmap::full_sentinel;
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
+    hint_dirty_ = false;
     mem_ = {};
   }
   void take(BitmappedBlockImpl& o) noexcept {
@@ -687,6 +700,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     fresh_ = std::exchange(o.fresh_, 0);
     mem_ = std::exchange(o.mem_, Block{});
     sum_ = std::exchange(o.sum_, nullptr);
+    hint_dirty_ = std::exchange(o.hint_dirty_, false);
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -839,9 +853,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Multiblock (k >= 2, or any k for aligned_allocate): exact first fit. Shared: under the lock, claimed by CAS.
 
   std::size_t alloc_blocks(std::size_t k) noexcept {
-    if constexpr (summarized) {
-      if (words_) sum_[start_] = 64;  // the hint word's byte is not kept up to date (see freed_off_hint)
-    }
+    refresh_hint_byte();
     for (std::size_t from = Shared ? 0 : start_;;) {
       const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
       if (i == npos) return npos;
@@ -870,7 +882,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       unsigned char* const sum = sum_;
       const std::size_t words = words_;
       const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
-      sum[start_] = 64;  // the hint word's byte is not kept up to date (see freed_off_hint)
+      refresh_hint_byte();
       for (std::size_t i = start_;;) {
         std::uint64_t x;
         std::memcpy(&x, sum + i, 8);  // the summary has 16 zero bytes after the last word's
@@ -885,7 +897,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::uint64_t w = bits[i];
         std::size_t idx = npos;
         unsigned cross = 0;
-        const unsigned j = bitmap::find_run(~w, k);
+        const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
         if (j < 64) {
           bits[i] = w | bitmap::mask(j, k);
           idx = i * 64 + j;
@@ -918,6 +930,26 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     std::uint64_t* const bits = bits_;
     const std::size_t e = i + k - 1, wf = i / 64, wl = e / 64;
     ALLOY_ASSERT(bitmap::range_is(bits, i, k, true), "BitmappedBlock::deallocate: double free (a block is not allocated)");
+    if constexpr (summarized) {
+      const unsigned p = static_cast<unsigned>(i % 64);
+      if (p + k <= 64) [[likely]] {  // one word: clear, then raise the bytes of the one run that grew
+        const std::uint64_t nw = bits[wf] & ~(bitmap::mask(0, k) << p);
+        bits[wf] = nw;
+        lower_start(wf);
+        // The free run that now holds bits [p, p + k): `down` free bits below p, `up` from p in this word.
+        const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
+        const std::uint64_t hi = nw >> p;
+        const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
+        unsigned len = down + up;
+        if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits[wf + 1]));
+        raise_to(wf, len);
+        if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
+          const unsigned t = static_cast<unsigned>(std::countl_zero(bits[wf - 1]));
+          if (t) raise_to(wf - 1, t + len);
+        }
+        return;
+      }
+    }
     if (wf == wl) {
       bits[wf] &= ~bitmap::mask(static_cast<unsigned>(i % 64), k);
     } else {

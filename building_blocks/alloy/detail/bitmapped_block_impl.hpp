@@ -370,7 +370,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));  // one rotate, no shift + not
         if constexpr (summarized) {
           // Freeing in the hint word (the common case) only marks its summary byte stale: no summary store.
-          if (wi != start_) [[unlikely]] freed_off_hint(wi);
+          if (wi != start_) [[unlikely]] freed_off_hint(i);
           else hint_dirty_ = true;
         } else {
           if (wi < start_) start_ = wi;
@@ -536,10 +536,26 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       start_ = wi;
     }
   }
-  // The single-block free of a block in word wi != start_ (off the fast path's one compare).
-  [[gnu::noinline]] void freed_off_hint(std::size_t wi) noexcept {
-    lower_start(wi);
-    raise_summary(wi);
+  // The single-block free of block i, outside the hint word (off the fast path's one compare).
+  [[gnu::noinline]] void freed_off_hint(std::size_t i) noexcept {
+    lower_start(i / 64);
+    raise_one_word(i / 64, static_cast<unsigned>(i % 64));
+  }
+  // Bits from p of word wf were just freed (within that word): raise the bytes of the one run that grew, exactly
+  // (its part in wf continued into wf + 1's head; the free tail of wf - 1 continued into it).
+  void raise_one_word(std::size_t wf, unsigned p) noexcept {
+    const std::uint64_t nw = bits_[wf];
+    // The free run that now holds bit p: `down` free bits below p, `up` from p in this word.
+    const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
+    const std::uint64_t hi = nw >> p;
+    const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
+    unsigned len = down + up;
+    if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[wf + 1]));
+    raise_to(wf, len);
+    if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
+      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
+      if (t) raise_to(wf - 1, t + len);
+    }
   }
   // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
   // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
@@ -936,17 +952,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::uint64_t nw = bits[wf] & ~(bitmap::mask(0, k) << p);
         bits[wf] = nw;
         lower_start(wf);
-        // The free run that now holds bits [p, p + k): `down` free bits below p, `up` from p in this word.
-        const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
-        const std::uint64_t hi = nw >> p;
-        const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
-        unsigned len = down + up;
-        if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits[wf + 1]));
-        raise_to(wf, len);
-        if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
-          const unsigned t = static_cast<unsigned>(std::countl_zero(bits[wf - 1]));
-          if (t) raise_to(wf - 1, t + len);
-        }
+        raise_one_word(wf, p);
         return;
       }
     }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <alloy/common.hpp>
+#include <alloy/mallocator.hpp>
 
 namespace alloy {
 
@@ -41,23 +42,9 @@ struct AlignedMallocator {
     if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, n) != 0) return {};
     return {p, n};
   }
-  bool deallocate(Block b) const noexcept {
-    std::free(b.ptr);
-    return true;
-  }
-  bool reallocate(Block& b, std::size_t n) const noexcept {
-    if (n == 0) {
-      std::free(b.ptr);
-      b = {};
-      return true;
-    }
-    if (n > PTRDIFF_MAX) return false;
-    if (b && b.size == n) return true;  // a no-op (realloc may move even then: under ASan it always does)
-    void* p = std::realloc(b.ptr, n);
-    if (!p) return false;
-    b = {p, n};
-    return true;
-  }
+  // posix_memalign's memory is the C heap's: free and realloc take it, so these are Mallocator's.
+  bool deallocate(Block b) const noexcept { return Mallocator::instance.deallocate(b); }
+  bool reallocate(Block& b, std::size_t n) const noexcept { return Mallocator::instance.reallocate(b, n); }
   bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) const noexcept {
     if (!is_power_of_two(a)) return false;
     if (n == 0) {

@@ -464,3 +464,26 @@ TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search
     for (unsigned k = 2; k <= 8; ++k) REQUIRE(bm::find_run_upto8(x, k) == naive_run(x, k));
   }
 }
+
+TEST_CASE("BitmappedBlock: the summary's run bound is exact below 8 and never below the longest run") {
+  namespace bm = alloy::detail::bitmap;
+  std::uint64_t s = 0x2545F4914F6CDD1Dull;
+  auto next = [&] {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 0x2545F4914F6CDD1Dull;
+  };
+  for (int it = 0; it < 20000; ++it) {
+    std::uint64_t x = next();
+    if (it % 3 == 0) x |= next();
+    if (it % 5 == 0) x = it % 2 ? ~std::uint64_t{0} : std::uint64_t{0};
+    const unsigned exact = bm::longest_run(x), bound = bm::longest_run_bound8(x);
+    REQUIRE(bound == (exact < 8 ? exact : 64u));
+  }
+  for (unsigned len = 0; len <= 64; ++len) {  // one run of every length, at both ends
+    const std::uint64_t r = bm::mask(0, len ? len : 1) * (len != 0);
+    REQUIRE(bm::longest_run_bound8(r) == (len < 8 ? len : 64u));
+    REQUIRE(bm::longest_run_bound8(len ? r << (64 - len) : 0) == (len < 8 ? len : 64u));
+  }
+}

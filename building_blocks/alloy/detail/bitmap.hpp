@@ -44,6 +44,16 @@ constexpr unsigned find_run_upto8(std::uint64_t x, unsigned k) noexcept {
   return r ? static_cast<unsigned>(std::countr_zero(r)) : 64u;
 }
 
+/// An upper bound of longest_run(x) without a loop or a branch: exact below 8, 64 from 8 on (enough for the
+/// summary bytes that searches for up to 8 blocks compare against). Each term is "some run of at least L exists".
+constexpr unsigned longest_run_bound8(std::uint64_t x) noexcept {
+  const std::uint64_t x2 = x & (x >> 1), x3 = x2 & (x >> 2), x4 = x2 & (x2 >> 2);
+  const std::uint64_t x5 = x4 & (x >> 4), x6 = x4 & (x2 >> 4), x7 = x4 & (x4 >> 3), x8 = x4 & (x4 >> 4);
+  const unsigned n = unsigned{x != 0} + unsigned{x2 != 0} + unsigned{x3 != 0} + unsigned{x4 != 0} +
+                     unsigned{x5 != 0} + unsigned{x6 != 0} + unsigned{x7 != 0};
+  return x8 ? 64u : n;
+}
+
 /// Length of the longest run of set bits in x: doubling steps, then a binary refinement (about 12 steps).
 constexpr unsigned longest_run(std::uint64_t x) noexcept {
   if (x == all_ones) return 64;

@@ -927,12 +927,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           }
         }
         if (idx != npos) {
+          // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
+          // blocks do not stop here in vain.
+          const std::uint64_t nw = bits[i];
+          unsigned v = bitmap::longest_run_bound8(~nw);
+          if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words)
+            v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
+          sum[i] = static_cast<unsigned char>(std::min(v, 64u));
           if (i == start_) advance_start();
           if (idx + k > fresh_) fresh_ = idx + k;
           if constexpr (Starts) mark_start(idx, k);
           return idx;
         }
-        sum[i] = static_cast<unsigned char>(k - 1);  // no run of k starts here
+        // No run of k starts here: the exact bound below 8, k - 1 above.
+        sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
         ++i;
       }
     } else {

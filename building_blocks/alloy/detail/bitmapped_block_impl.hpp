@@ -571,9 +571,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (t) raise_to(wf - 1, t + static_cast<unsigned>(std::countr_zero(bits_[wf])));
     }
   }
-  void raise_to(std::size_t w, unsigned v) noexcept {
-    if (v > 64) v = 64;
-    if (sum_[w] < v) sum_[w] = static_cast<unsigned char>(v);
+  void raise_to(std::size_t w, unsigned v) noexcept {  // branch-free: a max and a store
+    sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
   }
   // Length of the free run through bit p of word w, from its first bit in w, continued into the next word's head.
   unsigned run_through(std::size_t w, unsigned p) const noexcept {

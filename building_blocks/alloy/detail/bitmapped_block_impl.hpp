@@ -13,6 +13,11 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+#include <emmintrin.h>
+#define ALLOY_BITMAPPED_SSE2 1
+#endif
+
 #include <alloy/common.hpp>
 #include <alloy/detail/bitmap.hpp>
 #include <alloy/mallocator.hpp>
@@ -501,7 +506,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     fresh_ = 0;
     hint_dirty_ = false;
     if constexpr (summarized) {
-      // [one spare byte][one byte per word][zero padding for 8-byte reads]; sum_ points at word 0's byte.
+      // [one spare byte][one byte per word][32 zero bytes: searches read 32 at a time]; sum_: word 0's byte.
       Block b = Bookkeeping{}.allocate(summary_bytes());
       if (!b) {  // no memory for the index: no blocks either (the search needs it)
         release();
@@ -512,7 +517,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       std::memset(sum_, 64, words_);
     }
   }
-  std::size_t summary_bytes() const noexcept { return words_ + 17; }
+  std::size_t summary_bytes() const noexcept { return words_ + 33; }
   // Runs starting in word wi and in word wi - 1 may have grown.
   void raise_summary(std::size_t wi) noexcept {
     static constexpr unsigned char both[2] = {64, 64};
@@ -896,11 +901,30 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       std::uint64_t* const bits = bits_;
       unsigned char* const sum = sum_;
       const std::size_t words = words_;
-      const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
       refresh_hint_byte();
+#if ALLOY_BITMAPPED_SSE2
+      // 32 summary bytes per step (two 16-byte compares): most searches take one step, so the loop's exit branch
+      // is rarely mispredicted. Bytes are at most 64, so a signed byte compare is exact.
+      const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
+#else
+      const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
+#endif
       for (std::size_t i = start_;;) {
+#if ALLOY_BITMAPPED_SSE2
+        // The summary has 32 zero bytes after the last word's.
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + 16));
+        const std::uint32_t hit = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(a, below))) |
+                                  static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(b, below))) << 16;
+        if (!hit) {
+          i += 32;
+          if (i >= words) return npos;
+          continue;
+        }
+        i += static_cast<unsigned>(std::countr_zero(hit));
+#else
         std::uint64_t x;
-        std::memcpy(&x, sum + i, 8);  // the summary has 16 zero bytes after the last word's
+        std::memcpy(&x, sum + i, 8);  // the summary has 32 zero bytes after the last word's
         const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
         if (!hit) {
           i += 8;
@@ -908,6 +932,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           continue;
         }
         i += static_cast<unsigned>(std::countr_zero(hit)) / 8;
+#endif
         if (i >= words) return npos;
         const std::uint64_t w = bits[i];
         std::size_t idx = npos;

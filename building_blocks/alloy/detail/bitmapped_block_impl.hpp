@@ -371,7 +371,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         if (!check_owned_debug(b)) return false;
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
-        ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u,
+                     "BitmappedBlock::deallocate: double free (the block is not allocated)");
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));  // one rotate, no shift + not
         if constexpr (summarized) {
           // Freeing in the hint word (the common case) only marks its summary byte stale: no summary store.
@@ -506,7 +507,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     fresh_ = 0;
     hint_dirty_ = false;
     if constexpr (summarized) {
-      // [one spare byte][one byte per word][32 zero bytes: searches read 32 at a time]; sum_: word 0's byte.
+      // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
       Block b = Bookkeeping{}.allocate(summary_bytes());
       if (!b) {  // no memory for the index: no blocks either (the search needs it)
         release();
@@ -517,7 +518,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       std::memset(sum_, 64, words_);
     }
   }
-  std::size_t summary_bytes() const noexcept { return words_ + 33; }
+  std::size_t summary_bytes() const noexcept { return words_ + 65; }
   // Runs starting in word wi and in word wi - 1 may have grown.
   void raise_summary(std::size_t wi) noexcept {
     static constexpr unsigned char both[2] = {64, 64};
@@ -903,28 +904,29 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t words = words_;
       refresh_hint_byte();
 #if ALLOY_BITMAPPED_SSE2
-      // 32 summary bytes per step (two 16-byte compares): most searches take one step, so the loop's exit branch
-      // is rarely mispredicted. Bytes are at most 64, so a signed byte compare is exact.
+      // 64 summary bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch
+      // is mispredicted less often. Bytes are at most 64, so a signed byte compare is exact.
       const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
 #else
       const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
 #endif
       for (std::size_t i = start_;;) {
 #if ALLOY_BITMAPPED_SSE2
-        // The summary has 32 zero bytes after the last word's.
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + 16));
-        const std::uint32_t hit = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(a, below))) |
-                                  static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(b, below))) << 16;
+        // The summary has 64 zero bytes after the last word's.
+        auto m16 = [&](std::size_t o) {
+          const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + o));
+          return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
+        };
+        const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
         if (!hit) {
-          i += 32;
+          i += 64;
           if (i >= words) return npos;
           continue;
         }
         i += static_cast<unsigned>(std::countr_zero(hit));
 #else
         std::uint64_t x;
-        std::memcpy(&x, sum + i, 8);  // the summary has 32 zero bytes after the last word's
+        std::memcpy(&x, sum + i, 8);  // the summary has 64 zero bytes after the last word's
         const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
         if (!hit) {
           i += 8;

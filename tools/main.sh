@@ -9,7 +9,8 @@ ensure_packages cmake ninja-build g++ libboost-dev doctest-dev libbenchmark-dev 
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "=== alloy: examples ==="
 cmake --preset default >/dev/null
-cmake --build --preset default -j "$jobs" --target $(cd examples && ls *.cpp | sed 's/^/example_/; s/\.cpp$//')
+examples=$(cmake --build --preset default --target help | sed -n 's/^\(example_[A-Za-z0-9_]*\):.*/\1/p' | sort -u)
+cmake --build --preset default -j "$jobs" --target $examples
 ctest --preset default -L example --output-on-failure
 echo "=== alloy: benchmark comparison ==="
 exec tools/bench_report.sh "$@"

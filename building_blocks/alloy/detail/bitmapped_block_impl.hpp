@@ -193,14 +193,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::uint64_t w = bits[s];  // bits_ is never null: a full sentinel word when there is no block
         const std::uint64_t free = ~w;
         if (free) [[likely]] {
-          const std::size_t j = static_cast<std::size_t>(std::countr_zero(free)) & 63;  // & 63: no sign extension
+          // Through unsigned: a zero extension, which x86-64 gets for free (int would need a sign extension).
+          const std::size_t j = static_cast<unsigned>(std::countr_zero(free));
           bits[s] = w | (std::uint64_t{1} << j);
           const std::size_t idx = s * 64 + j;
           if constexpr (multi) {
             if (idx >= fresh_) fresh_ = idx + 1;
           }
           if constexpr (Starts) mark_start(idx, 1);
-          return {pay + idx * bs(), n};
+          std::byte* const p = pay + idx * bs();
+          // A free bit means there are blocks, so the payload is not null: telling the compiler lets a caller's
+          // `if (!b)` after an inlined allocate fold away.
+          if (p == nullptr) __builtin_unreachable();
+          return {p, n};
         }
         const std::size_t idx = alloc1();
         if (idx == npos) return {};

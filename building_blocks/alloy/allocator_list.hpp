@@ -220,17 +220,7 @@ class AllocatorList {
     requires has_owns<A> && has_deallocate<A> && (host_accessible<A> || has_copy<A>)
   {
     if (b.size == n && (b || n == 0)) return true;
-    if (!b) {
-      const Block nb = allocate(n);
-      if (!nb) return false;
-      b = nb;
-      return true;
-    }
-    if (n == 0) {
-      if (!deallocate(b)) return false;
-      b = {};
-      return true;
-    }
+    if (bool r; detail::reallocate_ends(*this, b, n, r)) return r;
     std::size_t prev = npos;
     const std::size_t p = find_owner(b, prev);
     ALLOY_ASSERT(p != npos, "AllocatorList::reallocate: the block did not come from this list");

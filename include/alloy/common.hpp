@@ -116,6 +116,28 @@ bool deallocate(A& a, Block b) noexcept {
   else return !b;
 }
 
+namespace detail {
+/// The two ends that every reallocate shares (D's): an empty `b` becomes `a.allocate(n)` (nothing for n == 0), and
+/// `n == 0` gives `b` back (when A can deallocate) and empties it. Returns true when it handled the call, with the
+/// primitive's answer in `result`; false when both `b` and `n` are nonzero, which is the caller's own work.
+template <allocator A>
+bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
+  if (!b) {
+    if (n != 0) {
+      const Block nb = a.allocate(n);
+      if (!nb) return (result = false, true);
+      b = nb;
+    }
+    return (result = true, true);
+  }
+  if (n != 0) return false;
+  if constexpr (has_deallocate<A>)
+    if (!a.deallocate(b)) return (result = false, true);
+  b = {};  // without deallocate, the memory comes back with deallocate_all or the allocator (as in D)
+  return (result = true, true);
+}
+}  // namespace detail
+
 /// D's reallocate: `a.reallocate` when declared; else `expand` in place when growing; else allocate, copy (through
 /// `alloy::copy`, so device memory is copied by its allocator), deallocate. `n == 0` frees `b` (when A has
 /// deallocate) and empties it; an empty `b` is allocated. On failure `b` is unchanged and still owned by the caller.
@@ -140,18 +162,7 @@ bool reallocate(A& a, Block& b, std::size_t n) noexcept {
     return a.reallocate(b, n);
   } else {
     if (b.size == n) return true;
-    if (!b) {
-      Block nb = a.allocate(n);
-      if (!nb) return false;
-      b = nb;
-      return true;
-    }
-    if (n == 0) {
-      if constexpr (has_deallocate<A>)
-        if (!a.deallocate(b)) return false;
-      b = {};  // without deallocate, the memory comes back with deallocate_all or the allocator (as in D)
-      return true;
-    }
+    if (bool r; detail::reallocate_ends(a, b, n, r)) return r;
     if constexpr (has_expand<A>) {
       if (n > b.size && a.expand(b, n - b.size)) return true;
     }

@@ -78,18 +78,7 @@ struct MmapAllocator {
     return true;
   }
   bool reallocate(Block& b, std::size_t n) const noexcept {
-    if (!b) {
-      if (n == 0) return true;
-      Block nb = allocate(n);
-      if (!nb) return false;
-      b = nb;
-      return true;
-    }
-    if (n == 0) {
-      if (!deallocate(b)) return false;
-      b = {};
-      return true;
-    }
+    if (bool r; detail::reallocate_ends(*this, b, n, r)) return r;
     const std::size_t old_len = good_alloc_size(b.size), new_len = good_alloc_size(n);
     if (new_len == 0 || new_len > PTRDIFF_MAX) return false;
     void* p = b.ptr;

@@ -187,21 +187,23 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (!Shared) {
       // The single-block fast path: one word, the one at the search hint (every word before it is full).
       if (n - 1 < bs()) [[likely]] {
-        std::byte* const pay = payload_;
-        std::uint64_t* const bits = bits_;
-        const std::size_t s = start_;
-        const std::uint64_t w = bits[s];  // bits_ is never null: a full sentinel word when there is no block
+        // hint_word_ is bits_ + start_ and hint_base_ the payload of its first block (see sync_hint): no index
+        // arithmetic. hint_word_ is never null: the full sentinel word when there is no block.
+        std::uint64_t* const hw = hint_word_;
+        std::byte* const base = hint_base_;
+        const std::uint64_t w = *hw;
         const std::uint64_t free = ~w;
         if (free) [[likely]] {
-          // Through unsigned: a zero extension, which x86-64 gets for free (int would need a sign extension).
-          const std::size_t j = static_cast<unsigned>(std::countr_zero(free));
-          bits[s] = w | (std::uint64_t{1} << j);
-          const std::size_t idx = s * 64 + j;
-          if constexpr (multi) {
-            if (idx >= fresh_) fresh_ = idx + 1;
+          const std::size_t j = count_trailing_zeros(free);
+          *hw = w | (std::uint64_t{1} << j);
+          if constexpr (multi || Starts) {
+            const std::size_t idx = start_ * 64 + j;
+            if constexpr (multi) {
+              if (idx >= fresh_) fresh_ = idx + 1;
+            }
+            if constexpr (Starts) mark_start(idx, 1);
           }
-          if constexpr (Starts) mark_start(idx, 1);
-          std::byte* const p = pay + idx * bs();
+          std::byte* const p = base + j * bs();
           // A free bit means there are blocks, so the payload is not null: telling the compiler lets a caller's
           // `if (!b)` after an inlined allocate fold away.
           if (p == nullptr) __builtin_unreachable();
@@ -283,7 +285,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (blocks_ == 0 || empty() != Ternary::yes) return {};
     if (!claim(0, blocks_)) return {};
     raise_fresh(blocks_);
-    start_ = words_ - 1;
+    set_start(words_ - 1);
     if constexpr (Starts) mark_start(0, blocks_);
     return {payload_, payload_bytes()};
   }
@@ -371,6 +373,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!b) return true;
     if constexpr (!Shared) {
       // The single-block fast path. A foreign block is caught by ALLOY_ASSERT in debug builds only.
+      // (Testing hint_base_'s range first cost W2's shuffled drain about 15%: it stays the word-index path.)
       const std::size_t off = offset_of(b.ptr);
       if (!multi || off % bs() + b.size <= bs()) [[likely]] {
         if (!check_owned_debug(b)) return false;
@@ -384,7 +387,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           if (wi != start_) [[unlikely]] freed_off_hint(i);
           else hint_dirty_ = true;
         } else {
-          if (wi < start_) start_ = wi;
+          if (wi < start_) set_start(wi);
         }
         return true;
       }
@@ -419,7 +422,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     Guard g(this);
     for (std::size_t i = 0; i < words_; ++i) store(i, 0);
     if (words_) store(words_ - 1, pad_mask());
-    start_ = 0;
+    set_start(0);
     hint_dirty_ = false;
     if constexpr (summarized) {
       if (words_) std::memset(sum_, 64, words_);
@@ -469,6 +472,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t blocks_ = 0;
   std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
   std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
+  // Kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_, bits_ or
+  // payload_ changes: the single-block allocate works from them without index arithmetic.
+  std::uint64_t* hint_word_ = bitmap::full_sentinel;
+  std::byte* hint_base_ = nullptr;
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
@@ -508,7 +515,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     words_ = words_for(blocks_);
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
-    start_ = 0;
+    set_start(0);
     fresh_ = 0;
     hint_dirty_ = false;
     if constexpr (summarized) {
@@ -544,7 +551,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void lower_start(std::size_t wi) noexcept {
     if (wi < start_) {
       refresh_hint_byte();
-      start_ = wi;
+      set_start(wi);
     }
   }
   // The single-block free of block i, outside the hint word (off the fast path's one compare).
@@ -719,6 +726,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     blocks_ = words_ = start_ = fresh_ = 0;
     hint_dirty_ = false;
     mem_ = {};
+    sync_hint();
   }
   void take(BitmappedBlockImpl& o) noexcept {
     bits_ = std::exchange(o.bits_, bitmap::full_sentinel);
@@ -730,6 +738,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     mem_ = std::exchange(o.mem_, Block{});
     sum_ = std::exchange(o.sum_, nullptr);
     hint_dirty_ = std::exchange(o.hint_dirty_, false);
+    sync_hint();
+    o.sync_hint();
+  }
+  void set_start(std::size_t s) noexcept {
+    start_ = s;
+    sync_hint();
+  }
+  void sync_hint() noexcept {
+    hint_word_ = bits_ + start_;
+    hint_base_ = payload_ + start_ * 64 * bs();
+  }
+  // std::countr_zero(x) for x != 0, as a 64-bit result: std::countr_zero returns int, and GCC sign-extends it
+  // before it indexes (one instruction per allocation). On x86-64, tzcnt (bsf on CPUs without BMI: the same result
+  // for a nonzero x) writes the 64-bit register itself.
+  static std::size_t count_trailing_zeros(std::uint64_t x) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    std::uint64_t r;
+    __asm__("tzcnt %1, %0" : "=r"(r) : "rm"(x) : "cc");
+    return r;
+#else
+    return static_cast<unsigned>(std::countr_zero(x));
+#endif
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -830,7 +860,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           const unsigned j = static_cast<unsigned>(std::countr_one(w));
           w |= std::uint64_t{1} << j;
           bits_[i] = w;
-          start_ = i;
+          set_start(i);
           const std::size_t idx = i * 64 + j;
           if constexpr (multi) {
             if (idx >= fresh_) fresh_ = idx + 1;
@@ -839,7 +869,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           return idx;
         }
       }
-      if (words_) start_ = words_ - 1;
+      if (words_) set_start(words_ - 1);
       return npos;
     }
   }
@@ -1112,11 +1142,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
   }
   void advance_start() noexcept {
-    while (start_ + 1 < words_ && bits_[start_] == all_ones) ++start_;
+    std::size_t s = start_;
+    while (s + 1 < words_ && bits_[s] == all_ones) ++s;
+    set_start(s);
   }
 
   // Clears bits [i, i + k); in debug builds, checks they were all set (a double free otherwise).
-  void release_range(std::size_t i, std::size_t k) noexcept {
+  // Out of line: inlined into deallocate, its registers cost every multi-block free six pushes and pops (W3).
+  [[gnu::noinline]] void release_range(std::size_t i, std::size_t k) noexcept {
     if constexpr (Shared) {
       std::size_t wi = i / 64;
       unsigned b = static_cast<unsigned>(i % 64);

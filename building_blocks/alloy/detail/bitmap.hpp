@@ -83,43 +83,34 @@ constexpr unsigned longest_run(std::uint64_t x) noexcept {
 // ------------------------------------------------------------------------------------------------------------
 // Ranges over a plain word array (single-threaded).
 
-/// Sets bits [i, i + k).
-inline void set_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
+/// Calls f(word index, mask of the range's bits in that word) for each word that bits [i, i + k) touch, in order;
+/// stops and returns false as soon as f returns false. The one walk over a range of bits that every range
+/// operation (plain or atomic) uses.
+template <class F>
+inline bool for_each_word(std::size_t i, std::size_t k, F&& f) noexcept {
   std::size_t wi = i / 64;
   unsigned b = static_cast<unsigned>(i % 64);
   while (k) {
     const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
-    w[wi] |= mask(b, n);
-    k -= n;
-    ++wi;
-    b = 0;
-  }
-}
-/// Clears bits [i, i + k).
-inline void clear_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
-  std::size_t wi = i / 64;
-  unsigned b = static_cast<unsigned>(i % 64);
-  while (k) {
-    const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
-    w[wi] &= ~mask(b, n);
-    k -= n;
-    ++wi;
-    b = 0;
-  }
-}
-/// Whether bits [i, i + k) are all set (want = true) or all clear (want = false).
-inline bool range_is(const std::uint64_t* w, std::size_t i, std::size_t k, bool want) noexcept {
-  std::size_t wi = i / 64;
-  unsigned b = static_cast<unsigned>(i % 64);
-  while (k) {
-    const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
-    const std::uint64_t m = mask(b, n);
-    if ((w[wi] & m) != (want ? m : 0)) return false;
+    if (!f(wi, mask(b, n))) return false;
     k -= n;
     ++wi;
     b = 0;
   }
   return true;
+}
+
+/// Sets bits [i, i + k).
+inline void set_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
+  for_each_word(i, k, [w](std::size_t wi, std::uint64_t m) { return (w[wi] |= m, true); });
+}
+/// Clears bits [i, i + k).
+inline void clear_range(std::uint64_t* w, std::size_t i, std::size_t k) noexcept {
+  for_each_word(i, k, [w](std::size_t wi, std::uint64_t m) { return (w[wi] &= ~m, true); });
+}
+/// Whether bits [i, i + k) are all set (want = true) or all clear (want = false).
+inline bool range_is(const std::uint64_t* w, std::size_t i, std::size_t k, bool want) noexcept {
+  return for_each_word(i, k, [w, want](std::size_t wi, std::uint64_t m) { return (w[wi] & m) == (want ? m : 0); });
 }
 inline bool test(const std::uint64_t* w, std::size_t i) noexcept { return (w[i / 64] >> (i % 64)) & 1u; }
 

@@ -1089,16 +1089,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
 
   bool range_free(std::size_t i, std::size_t k) const noexcept {
-    std::size_t wi = i / 64;
-    unsigned b = static_cast<unsigned>(i % 64);
-    while (k) {
-      const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
-      if (load(wi) & bitmap::mask(b, n)) return false;
-      k -= n;
-      ++wi;
-      b = 0;
-    }
-    return true;
+    return bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) { return (load(wi) & m) == 0; });
   }
 
   // Sets bits [i, i + k). Single-threaded: the caller has checked they are free. Shared: word by word with CAS,
@@ -1108,29 +1099,18 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       bitmap::set_range(bits_, i, k);
       return true;
     } else {
-      std::size_t wi = i / 64, left = k;
-      unsigned b = static_cast<unsigned>(i % 64);
-      while (left) {
-        const unsigned n = static_cast<unsigned>(left < 64 - b ? left : 64 - b);
-        const std::uint64_t m = bitmap::mask(b, n);
+      std::size_t taken = 0;  // bits of [i, i + k) claimed so far
+      const bool ok = bitmap::for_each_word(i, k, [&](std::size_t wi, std::uint64_t m) {
         std::atomic_ref<std::uint64_t> a(bits_[wi]);
         std::uint64_t w = a.load(std::memory_order_relaxed);
-        bool ok = true;
         do {
-          if (w & m) {
-            ok = false;
-            break;
-          }
+          if (w & m) return false;
         } while (!a.compare_exchange_weak(w, w | m, std::memory_order_acquire, std::memory_order_relaxed));
-        if (!ok) {
-          if (k - left) release_range(i, k - left);
-          return false;
-        }
-        left -= n;
-        ++wi;
-        b = 0;
-      }
-      return true;
+        taken += static_cast<std::size_t>(std::popcount(m));
+        return true;
+      });
+      if (!ok && taken) release_range(i, taken);
+      return ok;
     }
   }
 
@@ -1151,18 +1131,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Out of line: inlined into deallocate, its registers cost every multi-block free six pushes and pops (W3).
   [[gnu::noinline]] void release_range(std::size_t i, std::size_t k) noexcept {
     if constexpr (Shared) {
-      std::size_t wi = i / 64;
-      unsigned b = static_cast<unsigned>(i % 64);
-      while (k) {
-        const unsigned n = static_cast<unsigned>(k < 64 - b ? k : 64 - b);
-        const std::uint64_t m = bitmap::mask(b, n);
+      bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) {
         [[maybe_unused]] const std::uint64_t old =
             std::atomic_ref<std::uint64_t>(bits_[wi]).fetch_and(~m, std::memory_order_release);
         ALLOY_ASSERT((old & m) == m, "BitmappedBlock::deallocate: double free (a block is not allocated)");
-        k -= n;
-        ++wi;
-        b = 0;
-      }
+        return true;
+      });
     } else {
       ALLOY_ASSERT(bitmap::range_is(bits_, i, k, true),
                    "BitmappedBlock::deallocate: double free (a block is not allocated)");

@@ -64,6 +64,24 @@ inline void escape(A& a) noexcept {
   benchmark::ClobberMemory();
 }
 
+/// W1's and W5's loop: allocate 64 B, write a byte into it, deallocate it at once, `pairs` times. Returns the
+/// failed allocations. Out of line, so callgrind and the reader see one loop per stack.
+template <class A>
+[[gnu::noinline]] std::size_t churn_loop(A& a, std::size_t pairs) {
+  Sink sink;
+  std::size_t failures = 0;
+  for (std::size_t i = 0; i < pairs; ++i) {
+    Block b = a.allocate(64);
+    if (!b) [[unlikely]] {
+      ++failures;
+      continue;
+    }
+    sink.touch(b, i);
+    a.deallocate(b);
+  }
+  return failures;
+}
+
 struct Stopwatch {
   std::chrono::steady_clock::time_point t0;
   void start() noexcept { t0 = std::chrono::steady_clock::now(); }

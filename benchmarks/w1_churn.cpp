@@ -9,22 +9,6 @@ namespace {
 constexpr std::size_t w1_arena = 1 * MiB;
 constexpr std::size_t w1_pairs = 10'000'000;
 
-template <class A>
-[[gnu::noinline]] std::size_t w1_loop(A& a, std::size_t pairs) {
-  Sink sink;
-  std::size_t failures = 0;
-  for (std::size_t i = 0; i < pairs; ++i) {
-    Block b = a.allocate(64);
-    if (!b) [[unlikely]] {
-      ++failures;
-      continue;
-    }
-    sink.touch(b, i);
-    a.deallocate(b);
-  }
-  return failures;
-}
-
 template <class S>
 void w1_bench(benchmark::State& state) {
   for (auto _ : state) {
@@ -32,7 +16,7 @@ void w1_bench(benchmark::State& state) {
     escape(a);
     Stopwatch sw;
     sw.start();
-    const std::size_t failures = w1_loop(a, w1_pairs);
+    const std::size_t failures = churn_loop(a, w1_pairs);
     const double ns = sw.elapsed_ns();
     report(state, ns, 2.0 * w1_pairs);
     state.counters["failures"] = benchmark::Counter(static_cast<double>(failures));
@@ -44,7 +28,7 @@ template <class S>
 void w1_callgrind(std::size_t pairs) {
   auto a = S::make(w1_arena);
   escape(a);
-  w1_loop(a, pairs);
+  churn_loop(a, pairs);
 }
 
 const int registered = [] {

@@ -14,22 +14,6 @@ constexpr std::size_t w5_arena = 1 * MiB;
 constexpr std::size_t w5_pairs = 5'000'000;
 constexpr int w5_threads = 2;
 
-template <class A>
-[[gnu::noinline]] std::size_t w5_thread(A& a, std::size_t pairs) {
-  Sink sink;
-  std::size_t failures = 0;
-  for (std::size_t i = 0; i < pairs; ++i) {
-    Block b = a.allocate(64);
-    if (!b) [[unlikely]] {
-      ++failures;
-      continue;
-    }
-    sink.touch(b, i);
-    a.deallocate(b);
-  }
-  return failures;
-}
-
 template <class S>
 void w5_bench(benchmark::State& state) {
   for (auto _ : state) {
@@ -42,7 +26,7 @@ void w5_bench(benchmark::State& state) {
       threads[t] = std::thread([&, t] {
         ready.count_down();
         go.wait();
-        failures[t] = w5_thread(a, w5_pairs);
+        failures[t] = churn_loop(a, w5_pairs);
       });
     ready.wait();
     Stopwatch sw;

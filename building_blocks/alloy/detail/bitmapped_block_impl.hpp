@@ -319,18 +319,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   /// Resizes b: shrinks in place (giving back trailing blocks), grows in place when the following blocks are free,
   /// else allocates, copies (through the parent's copy on device memory) and frees. On failure b is unchanged.
   bool reallocate(Block& b, std::size_t n) noexcept requires(host_accessible<Parent> || has_copy<Parent>) {
-    if (!b) {
-      if (n == 0) return true;
-      Block nb = allocate(n);
-      if (!nb) return false;
-      b = nb;
-      return true;
-    }
-    if (n == 0) {
-      if (!deallocate(b)) return false;
-      b = {};
-      return true;
-    }
+    if (bool r; alloy::detail::reallocate_ends(*this, b, n, r)) return r;
     if (n == b.size) return true;
     if (!check_owned(b)) return false;
     if (n < b.size) {

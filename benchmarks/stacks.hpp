@@ -165,6 +165,30 @@ struct FloorOneWord {
   }
 };
 
+/// Floor for W1 as WORKLOADS.md measured it (14.5 instructions per op there): the same one cached bitmap word, but
+/// over the first 64 blocks of the W1 arena, held by pointer as any allocator over an arena holds its memory. The
+/// inline-array floor above lets the compiler fold deallocate's `(p - mem) >> 6` back into the index it just
+/// allocated (its block memory sits at a constant offset from the word), which no allocator over a caller's arena can
+/// do; both floors are reported.
+struct FloorOneWordArena {
+  static constexpr std::size_t alignment = 64;
+  unsigned char* mem;
+  std::uint64_t word = 0;
+  explicit FloorOneWordArena(std::span<std::byte> arena) noexcept
+      : mem(reinterpret_cast<unsigned char*>(arena.data())) {}
+  Block allocate(std::size_t n) noexcept {
+    const int i = std::countr_one(word);
+    if (i == 64 || n > 64) return {};
+    word |= std::uint64_t{1} << i;
+    return {mem + i * 64, n};
+  }
+  bool deallocate(Block b) noexcept {
+    const auto i = static_cast<unsigned>((static_cast<unsigned char*>(b.ptr) - mem) >> 6);
+    word &= ~(std::uint64_t{1} << i);
+    return true;
+  }
+};
+
 /// Floor for W4: a bump pointer over the span, 16-byte granules.
 struct FloorBump {
   static constexpr std::size_t alignment = 16;
@@ -303,6 +327,11 @@ struct FloorWord {
   static constexpr bool anchor = true;
   static auto make(std::size_t) { return FloorOneWord{}; }
 };
+struct FloorWordArena {
+  static constexpr const char* name = "floor: one bitmap word over the arena";
+  static constexpr bool anchor = true;
+  static auto make(std::size_t arena) { return FloorOneWordArena(w4_arena(arena)); }
+};
 struct FloorBumpPointer {
   static constexpr const char* name = "floor: bump pointer";
   static constexpr bool anchor = true;
@@ -368,7 +397,7 @@ using W3ArenaStacks = mp_list<>;
 using W4Stacks = mp_list<GlibcMallocTracked>;
 using W5Stacks = mp_list<GlibcMalloc>;
 #else
-using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord>, AlloyW12>;
+using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord, FloorWordArena>, AlloyW12>;
 using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
 using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, AlloyW3>;
 /// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).

@@ -54,6 +54,8 @@ inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
   return h;
 }
 
+struct NoFreshMask {};
+
 template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
           bool Starts>
 class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
@@ -192,17 +194,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         std::uint64_t* const hw = hint_word_;
         std::byte* const base = hint_base_;
         const std::uint64_t w = *hw;
-        const std::uint64_t free = ~w;
+        std::uint64_t free = ~w;
+        // Multiblock: only the hint word's blocks below the fresh cursor (hint_fresh_), so that this path never
+        // moves the cursor; the first free block at or past it is taken by alloc1, which does. First fit still
+        // holds: when the lowest free block is at or past the cursor, nothing is left here and alloc1 finds it.
+        if constexpr (multi) free &= hint_fresh_;
         if (free) [[likely]] {
           const std::size_t j = count_trailing_zeros(free);
           *hw = w | (std::uint64_t{1} << j);
-          if constexpr (multi || Starts) {
-            const std::size_t idx = start_ * 64 + j;
-            if constexpr (multi) {
-              if (idx >= fresh_) fresh_ = idx + 1;
-            }
-            if constexpr (Starts) mark_start(idx, 1);
-          }
+          if constexpr (Starts) mark_start(start_ * 64 + j, 1);
           std::byte* const p = base + j * bs();
           // A free bit means there are blocks, so the payload is not null: telling the compiler lets a caller's
           // `if (!b)` after an inlined allocate fold away.
@@ -361,20 +361,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   bool deallocate(Block b) noexcept {
     if (!b) return true;
     if constexpr (!Shared) {
-      // The single-block fast path. A foreign block is caught by ALLOY_ASSERT in debug builds only.
-      // (Testing hint_base_'s range first cost W2's shuffled drain about 15%: it stays the word-index path.)
+      // The single-block fast paths. A foreign block is caught by ALLOY_ASSERT in debug builds only.
+      // First, a block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no
+      // hint or summary work (the word's summary byte is only marked stale).
+      const std::size_t d = offset_from(hint_base_, b.ptr);
+      if (d < hint_bytes() && single_block(d, b.size)) [[likely]] {
+        if (!check_owned_debug(b)) return false;
+        const std::size_t j = d / bs();
+        ALLOY_ASSERT((*hint_word_ >> j) & 1u, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        *hint_word_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
+        if constexpr (summarized) hint_dirty_ = true;
+        return true;
+      }
       const std::size_t off = offset_of(b.ptr);
-      if (!multi || off % bs() + b.size <= bs()) [[likely]] {
+      if (single_block(off, b.size)) [[likely]] {
         if (!check_owned_debug(b)) return false;
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
         ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u,
                      "BitmappedBlock::deallocate: double free (the block is not allocated)");
-        bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));  // one rotate, no shift + not
+        bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
         if constexpr (summarized) {
-          // Freeing in the hint word (the common case) only marks its summary byte stale: no summary store.
-          if (wi != start_) [[unlikely]] freed_off_hint(i);
-          else hint_dirty_ = true;
+          freed_off_hint(i);  // not the hint word (the path above)
         } else {
           if (wi < start_) set_start(wi);
         }
@@ -466,6 +474,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::uint64_t* hint_word_ = bitmap::full_sentinel;
   std::byte* hint_base_ = nullptr;
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
+  // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
+  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_fresh_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
   bool hint_dirty_ = false;         // the hint word's summary byte may be too low (see refresh_hint_byte)
@@ -494,7 +504,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       return false;
     }
     Sizes::set_block_size(s);
-    return true;
+    // Above SIZE_MAX / 64 bytes no memory holds a block (and the hint word's 64 blocks would overflow): no blocks.
+    return s <= SIZE_MAX / 64;
   }
 
   // Bitmap words needed for n blocks (control, and start bits when Starts).
@@ -504,8 +515,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     words_ = words_for(blocks_);
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
-    set_start(0);
     fresh_ = 0;
+    set_start(0);
     hint_dirty_ = false;
     if constexpr (summarized) {
       // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
@@ -737,6 +748,34 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void sync_hint() noexcept {
     hint_word_ = bits_ + start_;
     hint_base_ = payload_ + start_ * 64 * bs();
+    if constexpr (summarized) {
+      const std::size_t first = start_ * 64;
+      hint_fresh_ = fresh_ <= first ? 0 : fresh_ - first >= 64 ? all_ones : bitmap::mask(0, static_cast<unsigned>(fresh_ - first));
+    }
+  }
+  void set_fresh(std::size_t v) noexcept {  // single-threaded
+    fresh_ = v;
+    sync_hint();
+  }
+  // Bytes of payload covered by the hint word: 64 blocks. (A block size above SIZE_MAX / 64 gets no blocks, so
+  // hint_base_ is null and no pointer of a live block can pass the wrapped product.)
+  [[nodiscard]] std::size_t hint_bytes() const noexcept { return 64 * bs(); }
+  [[nodiscard]] static std::size_t offset_from(const void* base, const void* p) noexcept {
+    return static_cast<std::size_t>(address_of(p) - address_of(base));
+  }
+  // Whether a block at offset off (from a block boundary's multiple of the block size) of size n lies in one block.
+  // When BlockSize == Alignment every address handed out is a block boundary, so only the size matters (and folds
+  // away for a constant size).
+  [[nodiscard]] bool single_block(std::size_t off, std::size_t n) const noexcept {
+    if constexpr (!multi) {
+      (void)off, (void)n;
+      return true;
+    } else if constexpr (BlockSize == Alignment) {
+      ALLOY_ASSERT(off % bs() == 0, "BitmappedBlock::deallocate: the block does not start at a block boundary");
+      return n <= bs();
+    } else {
+      return off % bs() + n <= bs();
+    }
   }
   // std::countr_zero(x) for x != 0, as a 64-bit result: std::countr_zero returns int, and GCC sign-extends it
   // before it indexes (one instruction per allocation). On x86-64, tzcnt (bsf on CPUs without BMI: the same result
@@ -775,7 +814,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       while (cur < v && !f.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
       }
     } else {
-      if (v > fresh_) fresh_ = v;
+      if (v > fresh_) set_fresh(v);
     }
   }
 
@@ -852,7 +891,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           set_start(i);
           const std::size_t idx = i * 64 + j;
           if constexpr (multi) {
-            if (idx >= fresh_) fresh_ = idx + 1;
+            if (idx >= fresh_) set_fresh(idx + 1);
           }
           if constexpr (Starts) mark_start(idx, 1);
           return idx;
@@ -988,7 +1027,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
             v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
           sum[i] = static_cast<unsigned char>(std::min(v, 64u));
           if (i == start_) advance_start();
-          if (idx + k > fresh_) fresh_ = idx + k;
+          if (idx + k > fresh_) set_fresh(idx + k);
           if constexpr (Starts) mark_start(idx, k);
           return idx;
         }

@@ -25,10 +25,20 @@ void w3_bench(benchmark::State& state) {
   state.SetLabel(kind_label<S>());
 }
 
+template <class S>
+void w3_callgrind(std::size_t steps) {
+  std::vector<Block> slots(w3_slots);
+  auto a = S::make(w3_arena);
+  escape(a);
+  w3_loop(a, slots, steps);
+  w3_release(a, slots);
+}
+
 const int registered = [] {
   for_each_stack<W3Stacks>([](auto t) {
     using S = typename decltype(t)::type;
     register_run(std::string("W3/") + S::name, &w3_bench<S, w3_arena>);
+    callgrind_registry()[std::string("W3/") + S::name] = {&w3_callgrind<S>, 1.0};
   });
   for_each_stack<W3ArenaStacks>([](auto t) {
     using S = typename decltype(t)::type;

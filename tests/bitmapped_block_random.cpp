@@ -60,6 +60,21 @@ TEST_CASE("BitmappedBlock<64> over a span: exact first fit, every primitive") {
   diff(a, true, 200'000, opts(1, 512));
 }
 
+TEST_CASE("BitmappedBlock<64>: churn around the hint word (its fast paths, stale summary byte, fresh mask)") {
+  // Few live blocks, half of the requests one block: most frees land in the hint word through the fast path, which
+  // leaves the word's summary byte stale, and the two- and three-block searches that follow must still see it.
+  std::vector<std::byte> mem(64 * 1024);
+  BitmappedBlock<64> a{std::span<std::byte>(mem)};
+  BitmapModel m(a.payload(), a.block_size(), a.block_count(), decltype(a)::alignment, true, false);
+  DiffOptions o = opts(11, 160, 40);
+  o.deallocate_all_every = 0;
+  o.ops = 300'000;
+  const auto st = alloy::test::run_differential(a, m, o);
+  CHECK(st.allocations > 50'000);
+  CHECK(a.empty() == alloy::Ternary::yes);
+  MESSAGE("ops " << st.ops << " allocations " << st.allocations << " failures " << st.failures);
+}
+
 TEST_CASE("BitmappedBlock<16, 16> over a span: runs of more than 64 blocks") {
   std::vector<std::byte> mem(24 * 1024);
   BitmappedBlock<16, 16> a{std::span<std::byte>(mem)};

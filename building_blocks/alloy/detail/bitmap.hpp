@@ -20,6 +20,9 @@ constexpr std::uint64_t mask(unsigned lo, unsigned n) noexcept {
   return (n >= 64 ? all_ones : ((std::uint64_t{1} << n) - 1)) << lo;
 }
 
+/// The k low bits set, 1 <= k <= 64 (one shift, no compare: two shifts of a 64-bit mask).
+constexpr std::uint64_t low_mask(unsigned k) noexcept { return all_ones >> (64 - k); }
+
 /// Lowest j such that bits j .. j + k - 1 of `x` are all set (1 <= k <= 64), or 64 when there is none.
 /// log2(k) shift-and steps (each step doubles the run length that a set bit certifies).
 constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {

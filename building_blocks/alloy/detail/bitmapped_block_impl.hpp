@@ -86,8 +86,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // at 64. A free raises the bytes of its word and of the word before it to 64 (one 2-byte store); a search that
   // finds no run of k in a word lowers its byte to its exact longest run. Searches skip words whose byte is below k,
   // 8 bytes at a time, so their cost follows the words that might fit, not the size of the arena. Exception: the
-  // byte of the hint word (start_) is not raised by a single-block free in it (W1's whole loop): the free sets
-  // hint_dirty_ instead, and the byte is set to 64 before a search reads it or the hint moves back.
+  // byte of the hint word (start_) is not raised by a single-block free in it (W1's whole loop), which stores
+  // nothing but the word: hint_snap_ keeps the word as it was when its byte was last known to bound it, and before a
+  // search reads the byte or the hint moves back, a block free now but taken in the snapshot raises the byte to 64.
   static constexpr bool summarized = multi && !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
@@ -370,7 +371,6 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::size_t j = d / bs();
         ALLOY_ASSERT((*hint_word_ >> j) & 1u, "BitmappedBlock::deallocate: double free (the block is not allocated)");
         *hint_word_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
-        if constexpr (summarized) hint_dirty_ = true;
         return true;
       }
       const std::size_t off = offset_of(b.ptr);
@@ -403,6 +403,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       release1(i);
     } else {
       const std::size_t k = b.size ? divide_round_up(off + b.size, bs()) - i : 1;
+      if constexpr (summarized) {
+        // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
+        if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
+          release_in_word(i / 64, p, static_cast<unsigned>(k));
+          return true;
+        }
+      }
       if (k == 1) {
         release1(i);
       } else if (summarized && k <= 64) {
@@ -420,7 +427,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     for (std::size_t i = 0; i < words_; ++i) store(i, 0);
     if (words_) store(words_ - 1, pad_mask());
     set_start(0);
-    hint_dirty_ = false;
+    reset_snap();
     if constexpr (summarized) {
       if (words_) std::memset(sum_, 64, words_);
     }
@@ -476,9 +483,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
   [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_fresh_{};
+  // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
+  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_snap_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
-  bool hint_dirty_ = false;         // the hint word's summary byte may be too low (see refresh_hint_byte)
   unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
 
   // ----------------------------------------------------------------------------------------------------------
@@ -517,7 +525,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (words_) bits_[words_ - 1] = pad_mask();
     fresh_ = 0;
     set_start(0);
-    hint_dirty_ = false;
+    reset_snap();
     if constexpr (summarized) {
       // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
       Block b = Bookkeeping{}.allocate(summary_bytes());
@@ -536,15 +544,24 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     static constexpr unsigned char both[2] = {64, 64};
     std::memcpy((sum_ - 1) + wi, both, 2);
   }
-  // The fast path's single-block free in the hint word does not raise the word's summary byte; it sets
-  // hint_dirty_, and the byte is raised to 64 before the summary is read or the hint moves back. (Words before the
-  // hint are full, so any byte bounds them: when the hint moves forward the stale byte needs nothing.)
+  // The fast path's single-block free in the hint word does not raise the word's summary byte (it stores only the
+  // word). The byte still bounds the word while the word holds every block that the snapshot holds (it has no
+  // longer run than the snapshot had); otherwise the byte goes to 64. Called before the summary is read or the hint
+  // moves back. (Words before the hint are full, so any byte bounds them: when the hint moves forward the stale byte
+  // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
   void refresh_hint_byte() noexcept {
     if constexpr (summarized) {
-      if (hint_dirty_) {
-        sum_[start_] = 64;
-        hint_dirty_ = false;
-      }
+      const std::uint64_t w = *hint_word_;
+      if (hint_snap_ & ~w) sum_[start_] = 64;
+      hint_snap_ = w;
+    }
+  }
+  void reset_snap() noexcept {  // every byte bounds its word (a fresh or reset summary)
+    if constexpr (summarized) hint_snap_ = *hint_word_;
+  }
+  void snap_if_hint(std::size_t i, std::uint64_t w) noexcept {  // word i's byte was just set exactly for content w
+    if constexpr (summarized) {
+      if (i == start_) hint_snap_ = w;
     }
   }
   // The search hint moves back to word wi (a block in it was freed; the caller raises wi's byte).
@@ -724,9 +741,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     bits_ = bitmap::full_sentinel;
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
-    hint_dirty_ = false;
     mem_ = {};
     sync_hint();
+    reset_snap();
   }
   void take(BitmappedBlockImpl& o) noexcept {
     bits_ = std::exchange(o.bits_, bitmap::full_sentinel);
@@ -737,13 +754,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     fresh_ = std::exchange(o.fresh_, 0);
     mem_ = std::exchange(o.mem_, Block{});
     sum_ = std::exchange(o.sum_, nullptr);
-    hint_dirty_ = std::exchange(o.hint_dirty_, false);
+    hint_snap_ = o.hint_snap_;
     sync_hint();
     o.sync_hint();
+    o.reset_snap();
   }
   void set_start(std::size_t s) noexcept {
+    const bool moved = s != start_;
     start_ = s;
     sync_hint();
+    if (moved) reset_snap();  // a word that was not the hint: its byte bounds it (the same word keeps its snapshot)
   }
   void sync_hint() noexcept {
     hint_word_ = bits_ + start_;
@@ -1007,7 +1027,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         unsigned cross = 0;
         const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
         if (j < 64) {
-          bits[i] = w | bitmap::mask(j, k);
+          bits[i] = w | (bitmap::low_mask(k) << j);
           idx = i * 64 + j;
         } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
           const std::uint64_t w2 = bits[i + 1];
@@ -1026,6 +1046,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words)
             v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
           sum[i] = static_cast<unsigned char>(std::min(v, 64u));
+          snap_if_hint(i, nw);
           if (i == start_) advance_start();
           if (idx + k > fresh_) set_fresh(idx + k);
           if constexpr (Starts) mark_start(idx, k);
@@ -1033,6 +1054,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         }
         // No run of k starts here: the exact bound below 8, k - 1 above.
         sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
+        snap_if_hint(i, w);
         ++i;
       }
     } else {
@@ -1048,11 +1070,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     ALLOY_ASSERT(bitmap::range_is(bits, i, k, true), "BitmappedBlock::deallocate: double free (a block is not allocated)");
     if constexpr (summarized) {
       const unsigned p = static_cast<unsigned>(i % 64);
-      if (p + k <= 64) [[likely]] {  // one word: clear, then raise the bytes of the one run that grew
-        const std::uint64_t nw = bits[wf] & ~(bitmap::mask(0, k) << p);
-        bits[wf] = nw;
-        lower_start(wf);
-        raise_one_word(wf, p);
+      if (p + k <= 64) [[likely]] {
+        release_in_word(wf, p, k);
         return;
       }
     }
@@ -1064,6 +1083,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
     lower_start(wf);
     if constexpr (summarized) raise_summary_range(i, k);
+  }
+
+  // Clears bits [p, p + k) of word wf (p + k <= 64; the caller checked they were set in debug builds), then raises
+  // the bytes of the one run that grew, exactly.
+  [[gnu::always_inline]] void release_in_word(std::size_t wf, unsigned p, unsigned k) noexcept requires summarized {
+    ALLOY_ASSERT(bitmap::range_is(bits_, wf * 64 + p, k, true),
+                 "BitmappedBlock::deallocate: double free (a block is not allocated)");
+    bits_[wf] &= ~(bitmap::low_mask(k) << p);
+    lower_start(wf);
+    raise_one_word(wf, p);
   }
 
   // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.
@@ -1086,6 +1115,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       }
       if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
         sum_[i] = static_cast<unsigned char>(std::max(cross, bitmap::longest_run(~w)));
+        snap_if_hint(i, w);
       }
     }
     return npos;

@@ -1,5 +1,5 @@
 // alloy_bench: Google Benchmark's main, plus
-//   alloy_bench --callgrind <workload>/<stack> <n>   one untimed pass for `valgrind --tool=callgrind` (W1, W4)
+//   alloy_bench --callgrind <workload>/<stack> <n>   one untimed pass for `valgrind --tool=callgrind` (W1, W3, W4)
 //   alloy_bench --list-callgrind                     the names accepted by --callgrind, one per line
 //   alloy_bench --w6-malloc-peak                     W6's malloc stats pass in this fresh process (used by W6)
 // Without --benchmark_repetitions the suite runs 5 repetitions and reports the aggregates only (median, mean, ...).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark report: builds the `bench` preset, runs W1-W6 (alloy_bench, and alloy_bench_mimalloc and
-alloy_bench_phobos when built), counts instructions per op for W1 and W4 under callgrind, then writes
+alloy_bench_phobos when built), counts instructions per op for W1, W3 and W4 under callgrind, then writes
 benchmarks/results/<date>.json, docs/performance.md (ns/op and each stack's ratio to every anchor of the same run)
 and docs/performance.png (gnuplot).
 
@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"]
 W3_ARENAS = ["1MiB", "4MiB", "64MiB", "256MiB"]
-CALLGRIND_N = {"W1": (50_000, 500_000), "W4": (50_000, 500_000)}
+CALLGRIND_N = {"W1": (50_000, 500_000), "W3": (100_000, 600_000), "W4": (50_000, 500_000)}
 TITLES = {
     "W1": "W1 single-block churn (1 MiB arena, 64 B blocks, 10^7 allocate/deallocate pairs)",
     "W2": "W2 fill-drain (256 KiB arena, 4096 x 64 B, shuffled drain, 1000 rounds)",
@@ -274,6 +274,7 @@ SHORT = [
     (r"^foonathan memory_pool$", "foonathan pool"),
     (r"^foonathan memory_stack$", "foonathan stack"),
     (r"^floor: one bitmap word$", "floor (1 word)"),
+    (r"^floor: one bitmap word over the arena$", "floor (1 word, arena)"),
     (r"^floor: bump pointer$", "floor (bump)"),
     (r"^glibc malloc$", "glibc malloc"),
     (r"^phobos BitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D BB single"),
@@ -330,10 +331,14 @@ def targets(runs, cg):
         return ", ".join(res), all(a < ns(w, an) for an in anchors if ns(w, an) is not None)
 
     for st in ("BitmappedBlock<64,64,Mallocator,Multiblock::no>", "BitmappedBlock<64,64,Mallocator>"):
-        a, f = ipo("W1", st), ipo("W1", "floor: one bitmap word")
-        out.append(("W1 %s: <= 1.2x the floor's instructions/op" % short(st),
-                    "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
-                    verdict(None if a is None or f is None else a <= 1.2 * f)))
+        # Two floors: the one-word floor over the W1 arena (held by pointer, as WORKLOADS.md measured its floor) and
+        # the same floor over an inline array, whose free the compiler folds back into the index it allocated.
+        for floor, what in (("floor: one bitmap word over the arena", "the one-word floor over the arena"),
+                            ("floor: one bitmap word", "the one-word floor over an inline array")):
+            a, f = ipo("W1", st), ipo("W1", floor)
+            out.append(("W1 %s: <= 1.2x the instructions/op of %s" % (short(st), what),
+                        "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
+                        verdict(None if a is None or f is None else a <= 1.2 * f)))
         m, ok = faster("W1", st, ["foonathan memory_pool", "glibc malloc"])
         out.append(("W1 %s: faster than foonathan memory_pool and glibc malloc" % short(st), m, verdict(ok)))
         m, ok = faster("W2", st, ["glibc malloc", "std::pmr::unsynchronized_pool_resource", "foonathan memory_pool"])
@@ -405,10 +410,17 @@ METHOD = """\
 - Debian's libbenchmark prints "Library was built as DEBUG": that concerns Google Benchmark's own bookkeeping, not
   the timed regions, which alloy_bench times itself (steady_clock, reported as manual time).
 - **Instructions per op** (callgrind): `alloy_bench --callgrind <W>/<stack> <n>` runs one untimed pass (W1: n
-  pairs; W4: one round of n allocations and the deallocate_all); the report runs it under
-  `valgrind --tool=callgrind` for n = {n1} and n = {n2} and divides the difference in instructions by the difference
-  in ops, so construction and start-up cancel out. They include the loop's own instructions (the generator for W4,
-  the byte store and the sink). For malloc on W4, an op includes the free() its deallocate_all does for that block.
+  pairs; W3: n steps; W4: one round of n allocations and the deallocate_all); the report runs it under
+  `valgrind --tool=callgrind` for n = {n1} and n = {n2} (W3: 100000 and 600000) and divides the difference in
+  instructions by the difference in ops, so construction and start-up cancel out. They include the loop's own
+  instructions (the generator for W3 and W4, the byte store and the sink). For malloc on W4, an op includes the
+  free() its deallocate_all does for that block.
+- **W1 has two floors.** Both keep one 64-bit bitmap word in the object and take its first free bit with
+  std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
+  pointer as any allocator over an arena holds it (11 instructions per op here; WORKLOADS.md measured 14.5 for its
+  floor). "floor: one bitmap word" keeps its 64 blocks in an inline array at a fixed offset from the word, so the
+  compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
+  a caller's memory can do that. The issue's 1.2x target is checked against both.
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 
@@ -509,21 +521,22 @@ def write_markdown(res, path, chart_rel):
         if w == "W6":
             L.append(W6_PROTOCOL)
 
-    L.append("## Instructions per op (callgrind), W1 and W4")
+    L.append("## Instructions per op (callgrind), W1, W3 and W4")
     L.append("")
     if not cg:
         L.append("Not measured in this run (valgrind missing or --no-callgrind).")
     else:
-        for w, floor in (("W1", "floor: one bitmap word"), ("W4", "floor: bump pointer")):
+        for w, floors in (("W1", ("floor: one bitmap word over the arena", "floor: one bitmap word")),
+                          ("W3", ("glibc malloc",)), ("W4", ("floor: bump pointer",))):
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
             items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")
             if not items:
                 continue
-            fl = cg.get(w + "/" + floor, {}).get("instructions_per_op")
-            L.append("| %s stack | instructions / op | vs %s |" % (w, short(floor)))
-            L.append("|---|--:|--:|")
+            fls = [cg.get(w + "/" + f, {}).get("instructions_per_op") for f in floors]
+            L.append("| %s stack | instructions / op | %s |" % (w, " | ".join("vs " + short(f) for f in floors)))
+            L.append("|---|--:|%s" % ("--:|" * len(floors)))
             for s, v in items:
-                L.append("| %s | %.1f | %s |" % (s, v, fmt_ratio(v / fl) if fl else "-"))
+                L.append("| %s | %.1f | %s |" % (s, v, " | ".join(fmt_ratio(v / fl) if fl else "-" for fl in fls)))
             L.append("")
     if res.get("replay_markdown"):
         L.append("## Trace replay (alloy-replay, shipped traces; see [replay.md](replay.md))")
@@ -699,7 +712,7 @@ def main():
     runs = dict(sorted(runs.items(), key=lambda kv: order.get(kv[0].split("/")[0].split("@")[0], 99)))
     cg = {}
     if not args.no_callgrind:
-        log("=== bench_report: callgrind, instructions per op (W1, W4) ===")
+        log("=== bench_report: callgrind, instructions per op (W1, W3, W4) ===")
         cg_exes = [(exe, False)]
         if any(r["source"] == "phobos" for r in runs.values()):
             cg_exes.append((d_exe, True))

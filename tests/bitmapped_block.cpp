@@ -2,6 +2,7 @@
 // (fill to exhaustion, multi-block expand, fresh allocation), the defects of D that alloy fixes, device parents.
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
+#include <alloy/null_allocator.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/ref.hpp>
@@ -100,6 +101,28 @@ TEST_CASE("BitmappedBlock: conformance with a run-time block size and over a spa
   static std::vector<std::byte> mem(128 * 1024);
   alloy::test::check_allocator([] { return BitmappedBlock<64>(std::span<std::byte>(mem)); });
   alloy::test::check_allocator([] { return BitmappedBlock<choose_at_runtime>(std::span<std::byte>(mem), 32); });
+}
+
+TEST_CASE("BitmappedBlock over a span with NullAllocator bookkeeping: D's layout, no memory outside the span") {
+  using Plain = BitmappedBlock<64>;
+  using NoBook = BitmappedBlock<64, alloy::platform_alignment, alloy::NullAllocator, Multiblock::yes,
+                                alloy::NullAllocator>;
+  static std::vector<std::byte> mem(128 * 1024 + 24);
+  alloy::test::check_allocator([] { return NoBook(std::span<std::byte>(mem)); });
+  Plain p{std::span<std::byte>(mem)};
+  NoBook q{std::span<std::byte>(mem)};
+  CHECK(q.block_count() == p.block_count());  // the same layout: the summary never lived in the span
+  CHECK(q.payload() == p.payload());
+  // The same first fit through the word-by-word search: a fragmented front, then a run of 3 past it.
+  std::vector<std::byte> m2(64 * 1024);
+  NoBook r{std::span<std::byte>(m2)};
+  Block b[8];
+  for (auto& x : b) x = r.allocate(64);
+  for (int i = 0; i < 8; i += 2) r.deallocate(b[i]);  // holes of one block
+  Block three = r.allocate(130);
+  CHECK(static_cast<std::byte*>(three.ptr) == static_cast<std::byte*>(b[7].ptr) + 64);
+  Block one = r.allocate(1);
+  CHECK(one.ptr == b[0].ptr);
 }
 
 // Facts from Phobos (ldc2 1.30, std.experimental.allocator): the same span (4096-aligned), the same operations:

@@ -7,6 +7,7 @@
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
+#include <alloy/null_allocator.hpp>
 
 #include <cstddef>
 #include <vector>
@@ -73,6 +74,14 @@ TEST_CASE("BitmappedBlock<64>: churn around the hint word (its fast paths, stale
   CHECK(st.allocations > 50'000);
   CHECK(a.empty() == alloy::Ternary::yes);
   MESSAGE("ops " << st.ops << " allocations " << st.allocations << " failures " << st.failures);
+}
+
+TEST_CASE("BitmappedBlock over a span with NullAllocator bookkeeping: no summary index, same first fit") {
+  // No memory outside the span at all (D's word-by-word search from the hint); the model predicts the same offsets.
+  using BB = BitmappedBlock<64, 16, alloy::NullAllocator, Multiblock::yes, alloy::NullAllocator>;
+  std::vector<std::byte> mem(64 * 1024 + 40);
+  BB a{std::span<std::byte>(mem).subspan(5)};
+  diff(a, true, 200'000, opts(12, 700));
 }
 
 TEST_CASE("BitmappedBlock<16, 16> over a span: runs of more than 64 blocks") {

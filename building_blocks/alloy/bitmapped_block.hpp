@@ -29,6 +29,8 @@ namespace alloy {
 /// host memory from Bookkeeping (a stateless host allocator) and the payload is never touched by the host.
 /// Search: a hint (every word before it is full) and, for multiblock, a summary index (one byte per word bounding its
 /// longest free run, in host memory from Bookkeeping), so that a search skips words that cannot fit.
+/// Bookkeeping = NullAllocator (host parents only): no memory outside the block's own, no summary index; the search
+/// walks the words from the hint, as D's does.
 /// Capabilities: allocate, aligned_allocate, deallocate, deallocate_all, owns (the payload range, as in D), empty,
 /// good_alloc_size (a multiple of BlockSize), expand (Multiblock::no: inside the block); reallocate and
 /// aligned_reallocate iff Parent is host-accessible or has copy; allocate_all and allocate_fresh iff M is

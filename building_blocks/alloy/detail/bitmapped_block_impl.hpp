@@ -73,6 +73,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
                                             host_accessible<Bookkeeping> && std::is_empty_v<Bookkeeping>),
                 "BitmappedBlock over device memory keeps its bitmap in host memory from Bookkeeping, which must be a "
                 "stateless, host-accessible allocator with deallocate (Mallocator)");
+  static_assert(host_accessible<Parent> || !std::is_same_v<Bookkeeping, NullAllocator>,
+                "BitmappedBlock over device memory keeps its bitmap in host memory from Bookkeeping; NullAllocator "
+                "holds nothing: use Mallocator (the default)");
   static_assert(!(Starts && Shared), "internal: no shared variant with internal pointers");
 
   using Sizes = BlockSizeStore<BlockSize>;
@@ -89,7 +92,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // byte of the hint word (start_) is not raised by a single-block free in it (W1's whole loop), which stores
   // nothing but the word: hint_snap_ keeps the word as it was when its byte was last known to bound it, and before a
   // search reads the byte or the hint moves back, a block free now but taken in the snapshot raises the byte to 64.
-  static constexpr bool summarized = multi && !Shared;
+  // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
+  // word-by-word search from the hint).
+  static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
+  // The single-threaded multiblock fast path masks the hint word with the fresh cursor (hint_fresh_).
+  static constexpr bool fresh_masked = multi && !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
  public:
@@ -482,7 +489,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::byte* hint_base_ = nullptr;
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
-  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_fresh_{};
+  [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoFreshMask> hint_fresh_{};
   // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
   [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_snap_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
@@ -768,7 +775,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void sync_hint() noexcept {
     hint_word_ = bits_ + start_;
     hint_base_ = payload_ + start_ * 64 * bs();
-    if constexpr (summarized) {
+    if constexpr (fresh_masked) {
       const std::size_t first = start_ * 64;
       hint_fresh_ = fresh_ <= first ? 0 : fresh_ - first >= 64 ? all_ones : bitmap::mask(0, static_cast<unsigned>(fresh_ - first));
     }

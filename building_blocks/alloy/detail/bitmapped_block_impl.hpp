@@ -992,82 +992,98 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // The single-threaded path for 2 <= k <= 64 (find_small, claim and the hint update in one loop).
   std::size_t alloc_small(unsigned k) noexcept {
     if constexpr (summarized) {
-      std::uint64_t* const bits = bits_;
-      unsigned char* const sum = sum_;
-      const std::size_t words = words_;
       refresh_hint_byte();
-#if ALLOY_BITMAPPED_SSE2
-      // 64 summary bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch
-      // is mispredicted less often. Bytes are at most 64, so a signed byte compare is exact.
-      const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
-#else
-      const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
-#endif
-      for (std::size_t i = start_;;) {
-#if ALLOY_BITMAPPED_SSE2
-        // The summary has 64 zero bytes after the last word's.
-        auto m16 = [&](std::size_t o) {
-          const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + o));
-          return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
-        };
-        const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
-        if (!hit) {
-          i += 64;
-          if (i >= words) return npos;
-          continue;
-        }
-        i += static_cast<unsigned>(std::countr_zero(hit));
-#else
-        std::uint64_t x;
-        std::memcpy(&x, sum + i, 8);  // the summary has 64 zero bytes after the last word's
-        const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
-        if (!hit) {
-          i += 8;
-          if (i >= words) return npos;
-          continue;
-        }
-        i += static_cast<unsigned>(std::countr_zero(hit)) / 8;
-#endif
-        if (i >= words) return npos;
-        const std::uint64_t w = bits[i];
-        std::size_t idx = npos;
-        unsigned cross = 0;
-        const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
-        if (j < 64) {
-          bits[i] = w | (bitmap::low_mask(k) << j);
-          idx = i * 64 + j;
-        } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
-          const std::uint64_t w2 = bits[i + 1];
-          cross = tail + static_cast<unsigned>(std::countr_zero(w2));
-          if (cross >= k) {
-            bits[i] = w | bitmap::mask(64 - tail, tail);
-            bits[i + 1] = w2 | bitmap::mask(0, k - tail);
-            idx = i * 64 + 64 - tail;
-          }
-        }
-        if (idx != npos) {
-          // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
-          // blocks do not stop here in vain.
-          const std::uint64_t nw = bits[i];
-          unsigned v = bitmap::longest_run_bound8(~nw);
-          if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words)
-            v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
-          sum[i] = static_cast<unsigned char>(std::min(v, 64u));
-          snap_if_hint(i, nw);
-          if (i == start_) advance_start();
-          if (idx + k > fresh_) set_fresh(idx + k);
-          if constexpr (Starts) mark_start(idx, k);
-          return idx;
-        }
-        // No run of k starts here: the exact bound below 8, k - 1 above.
-        sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
-        snap_if_hint(i, w);
-        ++i;
-      }
+      // Most searches end at the first word the first summary step finds: that step and that word here, with no
+      // loop; the rest in alloc_small_from, out of line, so that this path keeps few registers live.
+      const std::size_t i = next_fit_word(start_, k);
+      if (i >= words_) return npos;
+      const std::size_t idx = probe_small(i, k);
+      if (idx != npos) [[likely]] return idx;
+      return alloc_small_from(i + 1, k);
     } else {
       (void)k;
       return npos;
     }
+  }
+  [[gnu::noinline]] std::size_t alloc_small_from(std::size_t i, unsigned k) noexcept requires summarized {
+    for (;;) {
+      i = next_fit_word(i, k);
+      if (i >= words_) return npos;
+      const std::size_t idx = probe_small(i, k);
+      if (idx != npos) return idx;
+      ++i;
+    }
+  }
+  // The first word at or after i whose summary byte is at least k, or a value >= words_.
+  [[gnu::always_inline]] std::size_t next_fit_word(std::size_t i, unsigned k) const noexcept requires summarized {
+    const unsigned char* const sum = sum_;
+#if ALLOY_BITMAPPED_SSE2
+    // 64 summary bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch
+    // is mispredicted less often. Bytes are at most 64, so a signed byte compare is exact. The summary has 64 zero
+    // bytes after the last word's.
+    const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
+    for (;;) {
+      auto m16 = [&](std::size_t o) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + o));
+        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
+      };
+      const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
+      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit));
+      i += 64;
+      if (i >= words_) return words_;
+    }
+#else
+    const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
+    for (;;) {
+      std::uint64_t x;
+      std::memcpy(&x, sum + i, 8);  // the summary has 64 zero bytes after the last word's
+      const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
+      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit)) / 8;
+      i += 8;
+      if (i >= words_) return words_;
+    }
+#endif
+  }
+  // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
+  // returns its first block, or lowers the word's byte and returns npos.
+  [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized {
+    std::uint64_t* const bits = bits_;
+    unsigned char* const sum = sum_;
+    const std::size_t words = words_;
+    const std::uint64_t w = bits[i];
+    std::size_t idx = npos;
+    unsigned cross = 0;
+    const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
+    if (j < 64) {
+      bits[i] = w | (bitmap::low_mask(k) << j);
+      idx = i * 64 + j;
+    } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
+      const std::uint64_t w2 = bits[i + 1];
+      cross = tail + static_cast<unsigned>(std::countr_zero(w2));
+      if (cross >= k) {
+        bits[i] = w | bitmap::mask(64 - tail, tail);
+        bits[i + 1] = w2 | bitmap::mask(0, k - tail);
+        idx = i * 64 + 64 - tail;
+      }
+    }
+    if (idx != npos) {
+      // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
+      // blocks do not stop here in vain.
+      const std::uint64_t nw = bits[i];
+      unsigned v = bitmap::longest_run_bound8(~nw);
+      if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words)
+        v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
+      sum[i] = static_cast<unsigned char>(std::min(v, 64u));
+      snap_if_hint(i, nw);
+      if (i == start_) advance_start();
+      if (idx + k > fresh_) set_fresh(idx + k);
+      if constexpr (Starts) mark_start(idx, k);
+      return idx;
+    }
+    // No run of k starts here: the exact bound below 8, k - 1 above.
+    sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
+    snap_if_hint(i, w);
+    return npos;
   }
 
   // The single-threaded release of 2 <= k <= 64 blocks (one or two words).

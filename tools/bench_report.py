@@ -415,6 +415,10 @@ METHOD = """\
   instructions by the difference in ops, so construction and start-up cancel out. They include the loop's own
   instructions (the generator for W3 and W4, the byte store and the sink). For malloc on W4, an op includes the
   free() its deallocate_all does for that block.
+- **W5's glibc anchor is bimodal on this machine**: from one process to the next its median is either about 1.7 or
+  about 3.0 ns/op (observed 2026-11-22: 1.67, 1.74, 1.77, 2.61, 2.97, 2.98 in separate runs of the same binary),
+  while SharedBitmappedBlock stays at 2.8-3.2 (two locked instructions per allocate/deallocate pair; glibc's tcache
+  takes none). The "within 1.5x of glibc" verdict follows glibc's mode: met at 3.0, not at 1.7.
 - **W1 has two floors.** Both keep one 64-bit bitmap word in the object and take its first free bit with
   std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
   pointer as any allocator over an arena holds it (11 instructions per op here; WORKLOADS.md measured 14.5 for its

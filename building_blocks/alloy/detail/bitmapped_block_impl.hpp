@@ -86,12 +86,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static constexpr std::size_t npos = bitmap::npos;
   // The summary index (single-threaded multiblock only): one byte per word, an upper bound of the longest free run
   // that starts in that word (its in-word runs and its free tail continued into the next word's free head), capped
-  // at 64. A free raises the bytes of its word and of the word before it to 64 (one 2-byte store); a search that
-  // finds no run of k in a word lowers its byte to its exact longest run. Searches skip words whose byte is below k,
-  // 8 bytes at a time, so their cost follows the words that might fit, not the size of the arena. Exception: the
-  // byte of the hint word (start_) is not raised by a single-block free in it (W1's whole loop), which stores
-  // nothing but the word: hint_snap_ keeps the word as it was when its byte was last known to bound it, and before a
-  // search reads the byte or the hint moves back, a block free now but taken in the snapshot raises the byte to 64.
+  // at 64. A multi-block free raises the bytes of the run that grew to its exact length; a single-block free outside
+  // the hint word raises its word's and the previous word's bytes to 64 (one 2-byte store); a multi-block allocate
+  // sets its word's byte exactly (below 8); a search that finds no run of k in a word lowers its byte below k.
+  // Searches skip words whose byte is below k, 64 bytes per step, so their cost follows the words that might fit,
+  // not the size of the arena. Exception: the byte of the hint word (start_) is not raised by a single-block free in
+  // it (W1's whole loop), which stores nothing but the word: hint_snap_ keeps the word as it was when its byte was
+  // last known to bound it, and before a search reads the byte or the hint moves back, a block free now but taken in
+  // the snapshot raises the byte to 64.
   // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
   // word-by-word search from the hint).
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
@@ -371,7 +373,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (!Shared) {
       // The single-block fast paths. A foreign block is caught by ALLOY_ASSERT in debug builds only.
       // First, a block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no
-      // hint or summary work (the word's summary byte is only marked stale).
+      // hint or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte).
       const std::size_t d = offset_from(hint_base_, b.ptr);
       if (d < hint_bytes() && single_block(d, b.size)) [[likely]] {
         if (!check_owned_debug(b)) return false;
@@ -989,7 +991,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     return npos;
   }
 
-  // The single-threaded path for 2 <= k <= 64 (find_small, claim and the hint update in one loop).
+  // The single-threaded path for 2 <= k <= 64: the summary finds a word, probe_small takes the run or lowers the
+  // word's byte, and the search goes on from the next word.
   std::size_t alloc_small(unsigned k) noexcept {
     if constexpr (summarized) {
       refresh_hint_byte();

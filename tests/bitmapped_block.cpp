@@ -103,6 +103,29 @@ TEST_CASE("BitmappedBlock: conformance with a run-time block size and over a spa
   alloy::test::check_allocator([] { return BitmappedBlock<choose_at_runtime>(std::span<std::byte>(mem), 32); });
 }
 
+TEST_CASE("BitmappedBlock: the hint word's summary byte bounds its tail run after the next word's head grows") {
+  // Found in review: the hint word's byte is compared with a snapshot of the word; blocks taken after the snapshot
+  // shortened the word's free tail, a multi-block free then grew the next word's free head and the raise used the
+  // shorter tail, and a fast free of a block that was free in the snapshot was not seen as stale. First fit broke.
+  BitmappedBlock<64, 64, Mallocator> a(256 * 64);
+  auto* base = static_cast<std::byte*>(a.payload());
+  auto blk = [&](Block b) { return static_cast<long>((static_cast<std::byte*>(b.ptr) - base) / 64); };
+  Block p[64];
+  for (auto& x : p) x = a.allocate(64);  // blocks 0..63: the hint word, full
+  Block x = a.allocate(128);             // 64, 65
+  REQUIRE(blk(x) == 64);
+  a.deallocate(p[0]);
+  a.deallocate(p[63]);                       // fast frees in the hint word
+  Block y = a.allocate(128);                 // 66, 67: the hint word's byte set exactly (1), a snapshot taken
+  REQUIRE(blk(y) == 66);
+  Block s0 = a.allocate(64), s63 = a.allocate(64);  // fast path: 0 and 63 again
+  REQUIRE((blk(s0) == 0 && blk(s63) == 63));
+  a.deallocate(x);    // the next word's head grows (64, 65 free), while the hint word's tail is 0
+  a.deallocate(s63);  // fast free of a block that was free in the snapshot
+  Block z = a.allocate(3 * 64);
+  CHECK(blk(z) == 63);  // 63, 64, 65: the first fit
+}
+
 TEST_CASE("BitmappedBlock over a span with NullAllocator bookkeeping: D's layout, no memory outside the span") {
   using Plain = BitmappedBlock<64>;
   using NoBook = BitmappedBlock<64, alloy::platform_alignment, alloy::NullAllocator, Multiblock::yes,

@@ -601,6 +601,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[wf + 1]));
     raise_to(wf, len);
     if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
+      head_grew(wf);
       const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
       if (t) raise_to(wf - 1, t + len);
     }
@@ -615,11 +616,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (wl > wf) raise_to(wl, run_through(wl, 0));
     raise_to(wf, run_through(wf, static_cast<unsigned>(i % 64)));
     if (wf > 0 && static_cast<unsigned>(std::countr_zero(bits_[wf])) > i % 64) {  // the run reaches bit 0 of wf
+      head_grew(wf);
       const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
       if (t) raise_to(wf - 1, t + static_cast<unsigned>(std::countr_zero(bits_[wf])));
     }
   }
-  void raise_to(std::size_t w, unsigned v) noexcept {  // branch-free: a max and a store
+  // Word wf's free head grew, so the run from word wf - 1's free tail did too. When wf - 1 is the hint word, its byte
+  // may stand for its snapshot, whose free tail can be longer than the word's now (blocks taken since): refresh it
+  // first, so that the snapshot is the word as it is now and the raise that follows (or none, for no free tail)
+  // leaves a bound. (Found in review; the test "the hint word's summary byte bounds its tail run..." replays it.)
+  void head_grew(std::size_t wf) noexcept {
+    if (wf - 1 == start_) refresh_hint_byte();
+  }
+  void raise_to(std::size_t w, unsigned v) noexcept {  // a max and a store
     sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
   }
   // Length of the free run through bit p of word w, from its first bit in w, continued into the next word's head.

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <alloy/config.hpp>
+
 namespace alloy::detail::bitmap {
 
 inline constexpr std::size_t npos = SIZE_MAX;
@@ -21,7 +23,10 @@ constexpr std::uint64_t mask(unsigned lo, unsigned n) noexcept {
 }
 
 /// The k low bits set, 1 <= k <= 64 (one shift, no compare: two shifts of a 64-bit mask).
-constexpr std::uint64_t low_mask(unsigned k) noexcept { return all_ones >> (64 - k); }
+constexpr std::uint64_t low_mask(unsigned k) noexcept {
+  ALLOY_ASSERT(k >= 1 && k <= 64, "bitmap::low_mask: k must be 1 to 64");
+  return all_ones >> (64 - k);
+}
 
 /// Lowest j such that bits j .. j + k - 1 of `x` are all set (1 <= k <= 64), or 64 when there is none.
 /// log2(k) shift-and steps (each step doubles the run length that a set bit certifies).
@@ -38,6 +43,7 @@ constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {
 /// find_run for 2 <= k <= 8 without a loop or a branch: runs of 2 and of 4, then one shift-and that joins two
 /// overlapping runs (of 2 for k <= 3, of 4 for k >= 4) k - 2 or k - 4 apart.
 constexpr unsigned find_run_upto8(std::uint64_t x, unsigned k) noexcept {
+  ALLOY_ASSERT(k >= 2 && k <= 8, "bitmap::find_run_upto8: k must be 2 to 8");
   const std::uint64_t x2 = x & (x >> 1);    // bit j: j .. j + 1 set
   const std::uint64_t x4 = x2 & (x2 >> 2);  // bit j: j .. j + 3 set
   // The choice between x2 and x4 is a mask, not ?: (GCC made that a branch, which a random k mispredicts: W3 lost

@@ -147,47 +147,42 @@ inline std::span<std::byte> w4_arena(std::size_t size) {
   return {mem, size};
 }
 
-/// Floor for W1: one cached 64-bit bitmap word over 64 blocks of 64 bytes; the first free bit by std::countr_one.
-struct FloorOneWord {
+/// Floors for W1: one cached 64-bit bitmap word over 64 blocks of 64 bytes; the first free bit by std::countr_one.
+/// Storage says where the 64 blocks are (`base()`); the allocate/deallocate code is the same for both floors.
+template <class Storage>
+struct OneWordFloor : Storage {
   static constexpr std::size_t alignment = 64;
+  std::uint64_t word = 0;
+  using Storage::Storage;
+  Block allocate(std::size_t n) noexcept {
+    const int i = std::countr_one(word);
+    if (i == 64 || n > 64) return {};
+    word |= std::uint64_t{1} << i;
+    return {this->base() + i * 64, n};
+  }
+  bool deallocate(Block b) noexcept {
+    const auto i = static_cast<unsigned>((static_cast<unsigned char*>(b.ptr) - this->base()) >> 6);
+    word &= ~(std::uint64_t{1} << i);
+    return true;
+  }
+};
+/// The blocks in an inline array next to the word. The compiler folds deallocate's `(p - mem) >> 6` back into the
+/// index it just allocated (the blocks sit at a constant offset from the word), which no allocator over a caller's
+/// arena can do.
+struct InlineFloorBlocks {
   alignas(64) unsigned char mem[64 * 64];
-  std::uint64_t word = 0;
-  Block allocate(std::size_t n) noexcept {
-    const int i = std::countr_one(word);
-    if (i == 64 || n > 64) return {};
-    word |= std::uint64_t{1} << i;
-    return {mem + i * 64, n};
-  }
-  bool deallocate(Block b) noexcept {
-    const auto i = static_cast<unsigned>((static_cast<unsigned char*>(b.ptr) - mem) >> 6);
-    word &= ~(std::uint64_t{1} << i);
-    return true;
-  }
+  unsigned char* base() noexcept { return mem; }
 };
-
-/// Floor for W1 as WORKLOADS.md measured it (14.5 instructions per op there): the same one cached bitmap word, but
-/// over the first 64 blocks of the W1 arena, held by pointer as any allocator over an arena holds its memory. The
-/// inline-array floor above lets the compiler fold deallocate's `(p - mem) >> 6` back into the index it just
-/// allocated (its block memory sits at a constant offset from the word), which no allocator over a caller's arena can
-/// do; both floors are reported.
-struct FloorOneWordArena {
-  static constexpr std::size_t alignment = 64;
+/// The first 64 blocks of the W1 arena, held by pointer as any allocator over an arena holds its memory: the floor
+/// as WORKLOADS.md measured it (14.5 instructions per op there). Both floors are reported.
+struct ArenaFloorBlocks {
   unsigned char* mem;
-  std::uint64_t word = 0;
-  explicit FloorOneWordArena(std::span<std::byte> arena) noexcept
+  explicit ArenaFloorBlocks(std::span<std::byte> arena) noexcept
       : mem(reinterpret_cast<unsigned char*>(arena.data())) {}
-  Block allocate(std::size_t n) noexcept {
-    const int i = std::countr_one(word);
-    if (i == 64 || n > 64) return {};
-    word |= std::uint64_t{1} << i;
-    return {mem + i * 64, n};
-  }
-  bool deallocate(Block b) noexcept {
-    const auto i = static_cast<unsigned>((static_cast<unsigned char*>(b.ptr) - mem) >> 6);
-    word &= ~(std::uint64_t{1} << i);
-    return true;
-  }
+  unsigned char* base() const noexcept { return mem; }
 };
+using FloorOneWord = OneWordFloor<InlineFloorBlocks>;
+using FloorOneWordArena = OneWordFloor<ArenaFloorBlocks>;
 
 /// Floor for W4: a bump pointer over the span, 16-byte granules.
 struct FloorBump {

@@ -18,6 +18,7 @@
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
+#include "support/rng.hpp"
 
 using alloy::AlignedMallocator;
 using alloy::BitmappedBlock;
@@ -493,13 +494,8 @@ TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search
     }
     return best;
   };
-  std::uint64_t s = 0x9E3779B97F4A7C15ull;
-  auto next = [&] {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  };
+  alloy::test::Rng rng{0x9E3779B97F4A7C15ull};
+  auto next = [&] { return rng.next(); };
   for (int it = 0; it < 20000; ++it) {
     std::uint64_t x = next();
     switch (it % 4) {  // dense, sparse and mixed free words, plus the all-free / all-taken edges
@@ -516,13 +512,8 @@ TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search
 
 TEST_CASE("BitmappedBlock: the summary's run bound is exact below 8 and never below the longest run") {
   namespace bm = alloy::detail::bitmap;
-  std::uint64_t s = 0x2545F4914F6CDD1Dull;
-  auto next = [&] {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  };
+  alloy::test::Rng rng{0x2545F4914F6CDD1Dull};
+  auto next = [&] { return rng.next(); };
   for (int it = 0; it < 20000; ++it) {
     std::uint64_t x = next();
     if (it % 3 == 0) x |= next();

@@ -54,7 +54,7 @@ inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
   return h;
 }
 
-struct NoFreshMask {};
+struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
 
 template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
           bool Starts>
@@ -492,9 +492,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::byte* hint_base_ = nullptr;
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
-  [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoFreshMask> hint_fresh_{};
+  [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
   // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
-  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoFreshMask> hint_snap_{};
+  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoWord> hint_snap_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
   unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
@@ -504,9 +504,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   [[nodiscard]] std::size_t bs() const noexcept { return Sizes::block_size(); }
   [[nodiscard]] std::size_t payload_bytes() const noexcept { return blocks_ * bs(); }
-  [[nodiscard]] std::size_t offset_of(const void* p) const noexcept {
-    return static_cast<std::size_t>(address_of(p) - address_of(payload_));
-  }
+  [[nodiscard]] std::size_t offset_of(const void* p) const noexcept { return offset_from(payload_, p); }
   [[nodiscard]] std::uint64_t pad_mask() const noexcept {
     const unsigned r = static_cast<unsigned>(blocks_ % 64);
     return r ? ~bitmap::mask(0, r) : 0;
@@ -789,7 +787,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     hint_base_ = payload_ + start_ * 64 * bs();
     if constexpr (fresh_masked) {
       const std::size_t first = start_ * 64;
-      hint_fresh_ = fresh_ <= first ? 0 : fresh_ - first >= 64 ? all_ones : bitmap::mask(0, static_cast<unsigned>(fresh_ - first));
+      hint_fresh_ = fresh_ <= first ? 0 : bitmap::mask(0, static_cast<unsigned>(std::min<std::size_t>(fresh_ - first, 64)));
     }
   }
   void set_fresh(std::size_t v) noexcept {  // single-threaded

@@ -60,10 +60,20 @@ void w2_bench(benchmark::State& state) {
   state.SetLabel(kind_label<S>());
 }
 
+template <class S>
+void w2_callgrind(std::size_t rounds) {
+  const auto perm = w2_permutation();
+  std::array<Block, w2_blocks> blocks{};
+  auto a = S::make(w2_arena);
+  escape(a);
+  w2_loop(a, perm, rounds, blocks);
+}
+
 const int registered = [] {
   for_each_stack<W2Stacks>([](auto t) {
     using S = typename decltype(t)::type;
     register_run(std::string("W2/") + S::name, &w2_bench<S>);
+    callgrind_registry()[std::string("W2/") + S::name] = {&w2_callgrind<S>, 2.0 * w2_blocks};
   });
   return 0;
 }();

@@ -15,6 +15,7 @@
 #include "support/bump_model.hpp"
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
+#include "support/rewinding_arena.hpp"
 #include "support/rng.hpp"
 
 using alloy::Block;
@@ -405,26 +406,8 @@ TEST_CASE("AllocatorList of Regions: randomized against an exact model") {
   list_differential<1024, 64>(103, 200'000, 2000);  // requests larger than the minimum region too
 }
 
-// A host arena that takes every block back (it rewinds when its last block goes): it lets the list's
-// empty-allocator policy run under a long random sequence with every deallocation accepted.
-struct Arena {
-  alloy::Region<alloy::Mallocator> r;
-  std::size_t live = 0;
-  static constexpr std::size_t alignment = 16;
-  Block allocate(std::size_t n) noexcept {
-    const Block b = r.allocate(n);
-    live += b ? 1 : 0;
-    return b;
-  }
-  bool deallocate(Block b) noexcept {
-    if (!b) return true;
-    r.deallocate(b);
-    if (--live == 0) r.deallocate_all();
-    return true;
-  }
-  Ternary owns(Block b) const noexcept { return r.owns(b); }
-  Ternary empty() const noexcept { return alloy::to_ternary(live == 0); }
-};
+// Arenas that take every block back, so that the list's empty-allocator policy runs under a long random sequence.
+using Arena = alloy::test::RewindingArena<true>;
 struct Arenas {
   std::size_t* made;
   Arena operator()(std::size_t n) const {

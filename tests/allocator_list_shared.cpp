@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
+#include "support/rewinding_arena.hpp"
 #include "support/rng.hpp"
 
 using alloy::Block;
@@ -42,24 +43,8 @@ TEST_CASE_TEMPLATE("SharedAllocatorList: conformance", A, SL, DeviceSL,
   alloy::test::check_allocator([] { return A(); });
 }
 
-// A host arena that takes every block back (rewinds when its last block goes).
-struct Arena {
-  alloy::Region<alloy::Mallocator> r;
-  std::size_t live = 0;
-  static constexpr std::size_t alignment = 16;
-  Block allocate(std::size_t n) noexcept {
-    const Block b = r.allocate(n);
-    live += b ? 1 : 0;
-    return b;
-  }
-  bool deallocate(Block b) noexcept {
-    if (!b) return true;
-    r.deallocate(b);
-    if (--live == 0) r.deallocate_all();
-    return true;
-  }
-  Ternary owns(Block b) const noexcept { return r.owns(b); }
-};
+// Arenas that take every block back (no empty(): the list cannot tell an empty one).
+using Arena = alloy::test::RewindingArena<false>;
 struct Arenas {
   Arena operator()(std::size_t n) const { return Arena{alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 2048)), 0}; }
 };

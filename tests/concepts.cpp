@@ -12,6 +12,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/test_allocators.hpp"
+
 using alloy::Block;
 using alloy::stream_view;
 using alloy::Ternary;
@@ -132,26 +134,8 @@ static_assert(!alloy::allocator<int> && !alloy::allocator<void> && !alloy::alloc
 // ---------------------------------------------------------------------------------------------------------------
 // has_<primitive>: a type with every primitive, spelled right, satisfies them all...
 
-struct Full {
-  static constexpr size_t alignment = 16;
-  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::managed;
+struct Full : alloy::test::EveryPrimitive<16, alloy::MemorySpace::managed> {
   static const Full instance;
-  Block allocate(size_t) noexcept { return {}; }
-  Block aligned_allocate(size_t, size_t) noexcept { return {}; }
-  Block allocate_all() noexcept { return {}; }
-  Block allocate_fresh(size_t) noexcept { return {}; }
-  bool expand(Block&, size_t) noexcept { return false; }
-  bool reallocate(Block&, size_t) noexcept { return false; }
-  bool aligned_reallocate(Block&, size_t, size_t) noexcept { return false; }
-  Ternary owns(Block) noexcept { return Ternary::no; }
-  Ternary resolve_internal_pointer(const void*, Block&) noexcept { return Ternary::no; }
-  bool deallocate(Block) noexcept { return true; }
-  bool deallocate_all() noexcept { return true; }
-  Ternary empty() noexcept { return Ternary::yes; }
-  size_t good_alloc_size(size_t n) noexcept { return n; }
-  Block allocate(stream_view, size_t) noexcept { return {}; }
-  bool deallocate(stream_view, Block) noexcept { return true; }
-  bool copy(void*, const void*, size_t, stream_view) noexcept { return true; }
 };
 inline const Full Full::instance{};
 static_assert(alloy::has_aligned_allocate<Full> && alloy::has_allocate_all<Full> && alloy::has_allocate_fresh<Full>);

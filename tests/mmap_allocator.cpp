@@ -5,20 +5,16 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 #include "support/rng.hpp"
+#include "support/threads.hpp"
 
 using alloy::Block;
 
-static unsigned address_of_tag(Block b) {
-  return static_cast<unsigned>(alloy::address_of(b.ptr) >> 4) ^ static_cast<unsigned>(b.size);
-}
 using alloy::MmapAllocator;
 constexpr std::size_t page = 4096;
 
@@ -170,34 +166,5 @@ TEST_CASE("MmapAllocator: randomized against the invariants") {
 // pages, and reports false races on reused addresses. Default and ASan builds run it.
 TEST_CASE("MmapAllocator: thread-safe (4 threads allocate, resize, check and free at once)") {
   const MmapAllocator& a = MmapAllocator::instance;
-  std::vector<std::thread> threads;
-  std::vector<int> errors(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&a, &errors, t] {
-      alloy::test::Rng rng{static_cast<std::uint64_t>(t + 1)};
-      std::vector<Block> live(16);
-      for (int i = 0; i < 2000; ++i) {
-        Block& b = live[rng.below(live.size())];
-        if (b) {
-          const auto tag = static_cast<unsigned char>(address_of_tag(b));
-          if (static_cast<unsigned char*>(b.ptr)[0] != tag || static_cast<unsigned char*>(b.ptr)[b.size - 1] != tag)
-            ++errors[t];
-          if (rng.chance(50)) {
-            if (!a.deallocate(b)) ++errors[t];
-            b = {};
-            continue;
-          }
-          if (!a.reallocate(b, 1 + rng.below(3 * 4096))) ++errors[t];
-        } else {
-          const std::size_t n = 1 + rng.below(3 * 4096);
-          b = rng.chance(50) ? a.allocate(n) : a.aligned_allocate(n, std::size_t{1} << (12 + n % 6));
-          if (!b) ++errors[t];
-        }
-        if (b) std::memset(b.ptr, static_cast<unsigned char>(address_of_tag(b)), b.size);
-      }
-      for (Block& b : live) a.deallocate(b);
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int e : errors) CHECK(e == 0);
+  for (int e : alloy::test::stress_threads(a, [](std::size_t n) { return std::size_t{1} << (12 + n % 6); })) CHECK(e == 0);
 }

@@ -43,26 +43,7 @@ struct Minimal {
   static constexpr size_t alignment = 8;
   Block allocate(size_t) noexcept { return {}; }
 };
-struct Full {  // every primitive
-  static constexpr size_t alignment = 32;
-  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::host_pinned;
-  Block allocate(size_t) noexcept { return {}; }
-  Block aligned_allocate(size_t, size_t) noexcept { return {}; }
-  Block allocate_all() noexcept { return {}; }
-  Block allocate_fresh(size_t) noexcept { return {}; }
-  bool expand(Block&, size_t) noexcept { return false; }
-  bool reallocate(Block&, size_t) noexcept { return false; }
-  bool aligned_reallocate(Block&, size_t, size_t) noexcept { return false; }
-  Ternary owns(Block) noexcept { return Ternary::no; }
-  Ternary resolve_internal_pointer(const void*, Block&) noexcept { return Ternary::no; }
-  bool deallocate(Block) noexcept { return true; }
-  bool deallocate_all() noexcept { return true; }
-  Ternary empty() noexcept { return Ternary::yes; }
-  size_t good_alloc_size(size_t n) noexcept { return n; }
-  Block allocate(stream_view, size_t) noexcept { return {}; }
-  bool deallocate(stream_view, Block) noexcept { return true; }
-  bool copy(void*, const void*, size_t, stream_view) noexcept { return true; }
-};
+using Full = alloy::test::EveryPrimitive<32, alloy::MemorySpace::host_pinned>;  // every primitive
 static_assert(same_capabilities<Minimal>());
 static_assert(same_capabilities<Full>());
 static_assert(alloy::has_stream_ordered<Ref<Full>> && alloy::has_copy<Ref<Full>> &&

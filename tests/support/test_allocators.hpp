@@ -7,6 +7,8 @@
 //     `expand` (in place within a reserved capacity) with caps::expand and `aligned_allocate` with caps::aligned.
 //     No reallocate, no owns: alloy::reallocate / aligned_reallocate must use their fallbacks over it.
 //   BumpArena<Size>: allocate only (no deallocate, no expand): the allocator that D's fallbacks must cope with.
+//   EveryPrimitive<Alignment, Space>: declares every primitive of DESIGN.md (stream-ordered and copy included) and
+//     does nothing: for the compile-time capability checks (concepts, Ref).
 #include <alloy/common.hpp>
 
 #include <cstdint>
@@ -127,6 +129,28 @@ class BumpArena {
  private:
   alignas(16) unsigned char buf_[Size];
   std::size_t used_ = 0;
+};
+
+template <std::size_t Alignment, MemorySpace Space>
+struct EveryPrimitive {
+  static constexpr std::size_t alignment = Alignment;
+  static constexpr MemorySpace memory_space = Space;
+  Block allocate(std::size_t) noexcept { return {}; }
+  Block aligned_allocate(std::size_t, std::size_t) noexcept { return {}; }
+  Block allocate_all() noexcept { return {}; }
+  Block allocate_fresh(std::size_t) noexcept { return {}; }
+  bool expand(Block&, std::size_t) noexcept { return false; }
+  bool reallocate(Block&, std::size_t) noexcept { return false; }
+  bool aligned_reallocate(Block&, std::size_t, std::size_t) noexcept { return false; }
+  Ternary owns(Block) noexcept { return Ternary::no; }
+  Ternary resolve_internal_pointer(const void*, Block&) noexcept { return Ternary::no; }
+  bool deallocate(Block) noexcept { return true; }
+  bool deallocate_all() noexcept { return true; }
+  Ternary empty() noexcept { return Ternary::yes; }
+  std::size_t good_alloc_size(std::size_t n) noexcept { return n; }
+  Block allocate(stream_view, std::size_t) noexcept { return {}; }
+  bool deallocate(stream_view, Block) noexcept { return true; }
+  bool copy(void*, const void*, std::size_t, stream_view) noexcept { return true; }
 };
 
 }  // namespace alloy::test

@@ -18,19 +18,12 @@
 #include <alloy/mallocator.hpp>
 #include <alloy/recording_allocator.hpp>
 
+#include "../tests/support/rng.hpp"
+
 namespace alloy::traces {
 
-/// xorshift64* (WORKLOADS.md), seed 0x9E3779B97F4A7C15.
-struct Rng {
-  std::uint64_t x = 0x9E3779B97F4A7C15ull;
-  std::uint64_t next() noexcept {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545F4914F6CDD1Dull;
-  }
-  std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
-};
+/// xorshift64* (WORKLOADS.md), seed 0x9E3779B97F4A7C15: the tests' generator (the traces were made with it).
+using Rng = alloy::test::Rng;
 
 /// A second thread that runs one task at a time while the caller waits: its calls land in the trace with their own
 /// thread number, at a deterministic position.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark report: builds the `bench` preset, runs W1-W6 (alloy_bench, and alloy_bench_mimalloc and
-alloy_bench_phobos when built), counts instructions per op for W1, W3 and W4 under callgrind, then writes
+alloy_bench_phobos when built), counts instructions per op for W1 to W4 under callgrind, then writes
 benchmarks/results/<date>.json, docs/performance.md (ns/op and each stack's ratio to every anchor of the same run)
 and docs/performance.png (gnuplot).
 
@@ -25,7 +25,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6"]
 W3_ARENAS = ["1MiB", "4MiB", "64MiB", "256MiB"]
-CALLGRIND_N = {"W1": (50_000, 500_000), "W3": (100_000, 600_000), "W4": (50_000, 500_000)}
+CALLGRIND_N = {"W1": (50_000, 500_000), "W2": (10, 60), "W3": (100_000, 600_000), "W4": (50_000, 500_000)}
 TITLES = {
     "W1": "W1 single-block churn (1 MiB arena, 64 B blocks, 10^7 allocate/deallocate pairs)",
     "W2": "W2 fill-drain (256 KiB arena, 4096 x 64 B, shuffled drain, 1000 rounds)",
@@ -410,9 +410,9 @@ METHOD = """\
 - Debian's libbenchmark prints "Library was built as DEBUG": that concerns Google Benchmark's own bookkeeping, not
   the timed regions, which alloy_bench times itself (steady_clock, reported as manual time).
 - **Instructions per op** (callgrind): `alloy_bench --callgrind <W>/<stack> <n>` runs one untimed pass (W1: n
-  pairs; W3: n steps; W4: one round of n allocations and the deallocate_all); the report runs it under
-  `valgrind --tool=callgrind` for n = {n1} and n = {n2} (W3: 100000 and 600000) and divides the difference in
-  instructions by the difference in ops, so construction and start-up cancel out. They include the loop's own
+  pairs; W2: n rounds of 8192 ops; W3: n steps; W4: one round of n allocations and the deallocate_all); the report
+  runs it under `valgrind --tool=callgrind` for n = {n1} and n = {n2} (W2: 10 and 60; W3: 100000 and 600000) and
+  divides the difference in instructions by the difference in ops, so construction and start-up cancel out. They include the loop's own
   instructions (the generator for W3 and W4, the byte store and the sink). For malloc on W4, an op includes the
   free() its deallocate_all does for that block.
 - **W5's glibc anchor is bimodal on this machine**: from one process to the next its median is either about 1.7 or
@@ -525,13 +525,14 @@ def write_markdown(res, path, chart_rel):
         if w == "W6":
             L.append(W6_PROTOCOL)
 
-    L.append("## Instructions per op (callgrind), W1, W3 and W4")
+    L.append("## Instructions per op (callgrind), W1 to W4")
     L.append("")
     if not cg:
         L.append("Not measured in this run (valgrind missing or --no-callgrind).")
     else:
         for w, floors in (("W1", ("floor: one bitmap word over the arena", "floor: one bitmap word")),
-                          ("W3", ("glibc malloc",)), ("W4", ("floor: bump pointer",))):
+                          ("W2", ("foonathan memory_pool", "glibc malloc")), ("W3", ("glibc malloc",)),
+                          ("W4", ("floor: bump pointer",))):
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
             items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")
             if not items:
@@ -716,7 +717,7 @@ def main():
     runs = dict(sorted(runs.items(), key=lambda kv: order.get(kv[0].split("/")[0].split("@")[0], 99)))
     cg = {}
     if not args.no_callgrind:
-        log("=== bench_report: callgrind, instructions per op (W1, W3, W4) ===")
+        log("=== bench_report: callgrind, instructions per op (W1 to W4) ===")
         cg_exes = [(exe, False)]
         if any(r["source"] == "phobos" for r in runs.values()):
             cg_exes.append((d_exe, True))

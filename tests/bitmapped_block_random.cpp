@@ -170,3 +170,41 @@ TEST_CASE("BitmappedBlockWithInternalPointers: resolve_internal_pointer against 
   o.contents = false;
   diff(d, true, long_run, o, true);
 }
+
+TEST_CASE("BitmappedBlock family: every arena size from 1 to 135 blocks, then every fifth to 260") {
+  // Short runs over many block counts: the padding bits of a last word that is not full, runs that end at the last
+  // block, single-word and two-word bitmaps, spans that start at odd addresses.
+  auto run = [](auto& a, bool multi, std::uint64_t seed, std::size_t max_size, std::size_t slots, bool starts) {
+    using A = std::remove_reference_t<decltype(a)>;
+    REQUIRE(a.block_count() > 0);
+    BitmapModel m(a.payload(), a.block_size(), a.block_count(), A::alignment, multi, starts);
+    DiffOptions o;
+    o.seed = seed;
+    o.max_size = max_size;
+    o.slots = slots;
+    o.ops = 4000;
+    o.max_alignment = 1024;
+    o.deallocate_all_every = 1500;
+    o.expect_allocations = false;
+    const auto st = alloy::test::run_differential(a, m, o);
+    CHECK(st.allocations > 0);
+    CHECK(st.ops == o.ops);
+  };
+  for (std::size_t blocks = 1; blocks <= 260; blocks += blocks < 135 ? 1 : 5) {
+    std::vector<std::byte> mem(blocks * 128 + 512);
+    BitmappedBlock<64, 64> span64{std::span<std::byte>(mem).first(blocks * 64 + 64 + 8 * ((blocks + 63) / 64))};
+    CHECK(span64.block_count() >= blocks);  // one more when the span's start leaves no padding after the bitmap
+    run(span64, true, 1000 + blocks, 64 * (1 + blocks % 9) + 3, 8 + blocks % 50, false);
+    BitmappedBlock<128, 128> odd{std::span<std::byte>(mem).subspan(blocks % 13)};
+    run(odd, true, 2000 + blocks, 128 * (1 + blocks % 5) + 1, 8 + blocks % 40, false);
+    BitmappedBlock<choose_at_runtime, 16, Mallocator> rt(48 * blocks, 48);
+    run(rt, true, 3000 + blocks, 48 * (1 + blocks % 70), 4 + blocks % 30, false);
+    BitmappedBlock<32, 32, Mallocator, Multiblock::no> single(32 * blocks);
+    run(single, false, 4000 + blocks, 32, 4 + blocks % 60, false);
+    BitmappedBlockWithInternalPointers<64, 16, Mallocator> ip(64 * blocks);
+    run(ip, true, 5000 + blocks, 700, 6 + blocks % 40, true);
+    BitmappedBlock<64, 16, alloy::NullAllocator, Multiblock::yes, alloy::NullAllocator> nosum{
+        std::span<std::byte>(mem)};
+    run(nosum, true, 6000 + blocks, 600, 8 + blocks % 30, false);
+  }
+}

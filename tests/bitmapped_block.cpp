@@ -495,12 +495,11 @@ TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search
     return best;
   };
   alloy::test::Rng rng{0x9E3779B97F4A7C15ull};
-  auto next = [&] { return rng.next(); };
   for (int it = 0; it < 20000; ++it) {
-    std::uint64_t x = next();
+    std::uint64_t x = rng.next();
     switch (it % 4) {  // dense, sparse and mixed free words, plus the all-free / all-taken edges
-      case 0: x |= next(); break;
-      case 1: x &= next(); break;
+      case 0: x |= rng.next(); break;
+      case 1: x &= rng.next(); break;
       case 2: x = it % 8 == 2 ? ~std::uint64_t{0} : std::uint64_t{0}; break;
       default: break;
     }
@@ -513,10 +512,9 @@ TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search
 TEST_CASE("BitmappedBlock: the summary's run bound is exact below 8 and never below the longest run") {
   namespace bm = alloy::detail::bitmap;
   alloy::test::Rng rng{0x2545F4914F6CDD1Dull};
-  auto next = [&] { return rng.next(); };
   for (int it = 0; it < 20000; ++it) {
-    std::uint64_t x = next();
-    if (it % 3 == 0) x |= next();
+    std::uint64_t x = rng.next();
+    if (it % 3 == 0) x |= rng.next();
     if (it % 5 == 0) x = it % 2 ? ~std::uint64_t{0} : std::uint64_t{0};
     const unsigned exact = bm::longest_run(x), bound = bm::longest_run_bound8(x);
     REQUIRE(bound == (exact < 8 ? exact : 64u));

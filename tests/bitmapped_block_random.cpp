@@ -34,10 +34,16 @@ namespace {
 // contents, then a long one without.
 constexpr std::size_t long_run = 1'000'000;
 
+// The model over a's payload: the same blocks at the same addresses.
+template <class A>
+BitmapModel model_of(const A& a, bool multi, bool starts = false) {
+  return BitmapModel(a.payload(), a.block_size(), a.block_count(), A::alignment, multi, starts);
+}
+
 template <class A>
 alloy::test::DiffStats diff(A& a, bool multi, std::size_t ops, DiffOptions o, bool starts = false) {
   REQUIRE(a.block_count() > 0);
-  BitmapModel m(a.payload(), a.block_size(), a.block_count(), A::alignment, multi, starts);
+  BitmapModel m = model_of(a, multi, starts);
   o.ops = ops;
   const auto st = alloy::test::run_differential(a, m, o);
   CHECK(st.allocations > ops / 8);
@@ -71,7 +77,7 @@ TEST_CASE("BitmappedBlock<64>: churn around the hint word (its fast paths, stale
   // leaves the word's summary byte stale, and the two- and three-block searches that follow must still see it.
   std::vector<std::byte> mem(64 * 1024);
   BitmappedBlock<64> a{std::span<std::byte>(mem)};
-  BitmapModel m(a.payload(), a.block_size(), a.block_count(), decltype(a)::alignment, true, false);
+  BitmapModel m = model_of(a, true);
   DiffOptions o = opts(11, 160, 40);
   o.deallocate_all_every = 0;
   o.ops = long_run;
@@ -90,7 +96,7 @@ TEST_CASE("BitmappedBlock<64>: a small arena of four words, many seeds (the summ
     std::vector<std::byte> mem(256 * 64 + 64);
     BitmappedBlock<64, 64> a{std::span<std::byte>(mem)};
     REQUIRE(a.block_count() >= 250);
-    BitmapModel m(a.payload(), a.block_size(), a.block_count(), 64, true, false);
+    BitmapModel m = model_of(a, true);
     DiffOptions o = opts(seed, 300, 64);
     o.deallocate_all_every = 0;
     o.ops = long_run / 8;
@@ -175,15 +181,10 @@ TEST_CASE("BitmappedBlock family: every arena size from 1 to 135 blocks, then ev
   // Short runs over many block counts: the padding bits of a last word that is not full, runs that end at the last
   // block, single-word and two-word bitmaps, spans that start at odd addresses.
   auto run = [](auto& a, bool multi, std::uint64_t seed, std::size_t max_size, std::size_t slots, bool starts) {
-    using A = std::remove_reference_t<decltype(a)>;
     REQUIRE(a.block_count() > 0);
-    BitmapModel m(a.payload(), a.block_size(), a.block_count(), A::alignment, multi, starts);
-    DiffOptions o;
-    o.seed = seed;
-    o.max_size = max_size;
-    o.slots = slots;
+    BitmapModel m = model_of(a, multi, starts);
+    DiffOptions o = opts(seed, max_size, slots);
     o.ops = 4000;
-    o.max_alignment = 1024;
     o.deallocate_all_every = 1500;
     o.expect_allocations = false;
     const auto st = alloy::test::run_differential(a, m, o);

@@ -16,6 +16,7 @@
 /// Anything else (a stack over a caller's span, an adapter) gets a small struct with the same three members.
 /// alloy's own blocks are picked up with __has_include, so the suite builds whichever blocks exist.
 #include "common.hpp"
+#include "w3_floor.hpp"
 
 #include <alloy/block.hpp>
 #include <alloy/common.hpp>
@@ -327,6 +328,8 @@ struct FloorWordArena {
   static constexpr bool anchor = true;
   static auto make(std::size_t arena) { return FloorOneWordArena(w4_arena(arena)); }
 };
+/// W3's design floor (w3_floor.hpp): BitmappedBlock's search structure and exact first fit with nothing else.
+using FloorSummaryFirstFit = Stack<SummaryFirstFitFloor, "floor: first fit over summary bytes", true>;
 struct FloorBumpPointer {
   static constexpr const char* name = "floor: bump pointer";
   static constexpr bool anchor = true;
@@ -394,7 +397,7 @@ using W5Stacks = mp_list<GlibcMalloc>;
 #else
 using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord, FloorWordArena>, AlloyW12>;
 using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
-using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, AlloyW3>;
+using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool, FloorSummaryFirstFit>, AlloyW3>;
 /// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).
 using W3ArenaStacks = AlloyW3;
 using W4Stacks = mp_append<mp_list<GlibcMallocTracked, PmrMonotonic>, FoonathanW4, mp_list<FloorBumpPointer>, AlloyW4>;

@@ -276,6 +276,7 @@ SHORT = [
     (r"^floor: one bitmap word$", "floor (1 word)"),
     (r"^floor: one bitmap word over the arena$", "floor (1 word, arena)"),
     (r"^floor: bump pointer$", "floor (bump)"),
+    (r"^floor: first fit over summary bytes$", "floor (summary)"),
     (r"^glibc malloc$", "glibc malloc"),
     (r"^phobos BitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D BB single"),
     (r"^phobos BitmappedBlock!\(64,64,Mallocator\)$", "D BB multi"),
@@ -531,7 +532,7 @@ def write_markdown(res, path, chart_rel):
         L.append("Not measured in this run (valgrind missing or --no-callgrind).")
     else:
         for w, floors in (("W1", ("floor: one bitmap word over the arena", "floor: one bitmap word")),
-                          ("W2", ("foonathan memory_pool", "glibc malloc")), ("W3", ("glibc malloc",)),
+                          ("W2", ("foonathan memory_pool", "glibc malloc")), ("W3", ("glibc malloc", "floor: first fit over summary bytes")),
                           ("W4", ("floor: bump pointer",))):
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
             items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")

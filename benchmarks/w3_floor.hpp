@@ -1,0 +1,153 @@
+#pragma once
+/// \file benchmarks/w3_floor.hpp
+/// W3's design floor: exact first fit over 64-byte blocks with BitmappedBlock's search structure (one summary byte
+/// per bitmap word, an upper bound of the longest free run starting there; 64 bytes compared per SSE2 step) and
+/// nothing else: no fresh cursor, no hint-word fast paths or snapshot, no ownership checks, no size dispatch, no
+/// request above 8 blocks. It hands out the same offsets as BitmappedBlock<64, 64, Mallocator> on W3 (tests/
+/// w3_floor.cpp runs both in lockstep). What BitmappedBlock costs beyond this row is its extras; what this row costs
+/// beyond glibc malloc is the design's own (docs/bitmapped_block.md, "Fourth round").
+/// No Google Benchmark here: the test includes this header too.
+#include <alloy/block.hpp>
+#include <alloy/detail/bitmap.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace alloy_bench {
+
+namespace bitmap = alloy::detail::bitmap;
+
+class SummaryFirstFitFloor {
+ public:
+  static constexpr std::size_t alignment = 64;
+
+  /// capacity / 64 blocks (rounded down to whole words of 64 blocks), from malloc as BitmappedBlock<64, 64,
+  /// Mallocator>'s payload is; the bitmap and the summary beside them.
+  explicit SummaryFirstFitFloor(std::size_t capacity) noexcept : words_(capacity / (64 * 64)) {
+    payload_ = static_cast<std::byte*>(std::aligned_alloc(64, words_ * 64 * 64 + 64));
+    bits_ = static_cast<std::uint64_t*>(std::calloc(words_ + 1, sizeof(std::uint64_t)));
+    sum_ = static_cast<unsigned char*>(std::calloc(words_ + 64, 1));  // 64 zero bytes after the last word's
+    if (!payload_ || !bits_ || !sum_) std::abort();
+    std::memset(sum_, 64, words_);
+  }
+  SummaryFirstFitFloor(SummaryFirstFitFloor&& o) noexcept
+      : bits_(std::exchange(o.bits_, nullptr)), sum_(std::exchange(o.sum_, nullptr)),
+        payload_(std::exchange(o.payload_, nullptr)), words_(std::exchange(o.words_, 0)), start_(o.start_) {}
+  SummaryFirstFitFloor(const SummaryFirstFitFloor&) = delete;
+  SummaryFirstFitFloor& operator=(const SummaryFirstFitFloor&) = delete;
+  SummaryFirstFitFloor& operator=(SummaryFirstFitFloor&&) = delete;
+  ~SummaryFirstFitFloor() {
+    std::free(payload_);
+    std::free(bits_);
+    std::free(sum_);
+  }
+
+  [[nodiscard]] std::byte* payload() const noexcept { return payload_; }
+
+  /// 1 to 512 bytes (1 to 8 blocks): the lowest-addressed run of ceil(n / 64) free blocks.
+  alloy::Block allocate(std::size_t n) noexcept {
+    if (n - 1 >= 512) return {};
+    const unsigned k = static_cast<unsigned>((n + 63) >> 6);
+    for (std::size_t i = start_;; ++i) {
+      i = next_fit(i, k);
+      if (i >= words_) return {};
+      const std::uint64_t w = bits_[i];
+      const unsigned j = k == 1 ? static_cast<unsigned>(std::countr_one(w)) : bitmap::find_run_upto8(~w, k);
+      std::size_t idx;
+      if (j < 64) {
+        bits_[i] = w | (bitmap::low_mask(k) << j);
+        idx = i * 64 + j;
+      } else {  // the free tail of word i and the free head of word i + 1, or nothing: lower the byte below k
+        const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
+        const unsigned cross =
+            tail && i + 1 < words_ ? tail + static_cast<unsigned>(std::countr_zero(bits_[i + 1])) : 0u;
+        if (cross < k) {
+          sum_[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
+          continue;
+        }
+        bits_[i] = w | bitmap::mask(64 - tail, tail);
+        bits_[i + 1] |= bitmap::mask(0, k - tail);
+        idx = i * 64 + 64 - tail;
+      }
+      sum_[i] = static_cast<unsigned char>(bound(i));
+      if (i == start_)
+        while (start_ + 1 < words_ && bits_[start_] == bitmap::all_ones) ++start_;
+      return {payload_ + idx * 64, n};
+    }
+  }
+
+  bool deallocate(alloy::Block b) noexcept {
+    const std::size_t off = static_cast<std::size_t>(static_cast<std::byte*>(b.ptr) - payload_), i = off >> 6;
+    const std::size_t k = ((off + b.size + 63) >> 6) - i, wf = i / 64;
+    const unsigned p = static_cast<unsigned>(i % 64);
+    if (p + k <= 64) [[likely]] {  // raise the byte of the run that grew to its exact length (and the tail before)
+      const std::uint64_t nw = bits_[wf] &= ~(bitmap::low_mask(static_cast<unsigned>(k)) << p);
+      const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
+      const std::uint64_t hi = nw >> p;
+      const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
+      unsigned len = down + up;
+      if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[wf + 1]));
+      raise(wf, len);
+      if (down == p && wf > 0)
+        if (const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]))) raise(wf - 1, t + len);
+    } else {  // across two words: upper bounds
+      bits_[wf] &= ~(bitmap::all_ones << p);
+      bits_[wf + 1] &= ~bitmap::low_mask(static_cast<unsigned>(p + k - 64));
+      sum_[wf] = sum_[wf + 1] = 64;
+      if (wf > 0) sum_[wf - 1] = 64;
+    }
+    if (wf < start_) start_ = wf;
+    return true;
+  }
+
+ private:
+  void raise(std::size_t w, unsigned v) noexcept {
+    sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
+  }
+  // Word i's byte after an allocation: the exact bound below 8 (64 from 8 on), its tail into the next word's head.
+  unsigned bound(std::size_t i) const noexcept {
+    const std::uint64_t nw = bits_[i];
+    unsigned v = bitmap::longest_run_bound8(~nw);
+    if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words_)
+      v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits_[i + 1])));
+    return std::min(v, 64u);
+  }
+  // The first word at or after i whose byte is at least k, or a value >= words_.
+  std::size_t next_fit(std::size_t i, unsigned k) const noexcept {
+#if defined(__SSE2__)
+    const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
+    for (;;) {
+      auto m16 = [&](std::size_t o) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum_ + i + o));
+        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
+      };
+      const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
+      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit));
+      i += 64;
+      if (i >= words_) return words_;
+    }
+#else
+    for (; i < words_; ++i)
+      if (sum_[i] >= k) return i;
+    return words_;
+#endif
+  }
+
+  std::uint64_t* bits_ = nullptr;
+  unsigned char* sum_ = nullptr;
+  std::byte* payload_ = nullptr;
+  std::size_t words_ = 0;
+  std::size_t start_ = 0;  // every word before it is full
+};
+
+}  // namespace alloy_bench

@@ -426,6 +426,12 @@ METHOD = """\
   floor). "floor: one bitmap word" keeps its 64 blocks in an inline array at a fixed offset from the word, so the
   compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
   a caller's memory can do that. The issue's 1.2x target is checked against both.
+- **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
+  search with nothing else: the same bitmap, the same summary byte per word and its exact updates, the same 64-byte
+  SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out BitmappedBlock's offsets and failures in
+  lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no ownership checks and no size dispatch.
+  BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
+  structure costs (docs/bitmapped_block.md, "Fourth round").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 

@@ -86,6 +86,42 @@ TEST_CASE("SharedBitmappedBlock: 10 threads allocating at once, no overlap") {
   ten_threads(a2, 64);
 }
 
+// aligned_allocate takes the lock and is first fit from block 0, also when the request fits in one block (found in
+// review: that case went through the lock-free single-block path, which starts at the calling thread's own word).
+// Four fresh threads in turn: their start words differ (16 words, spread 8 apart), so the old path missed block 2.
+TEST_CASE_TEMPLATE("SharedBitmappedBlock: aligned_allocate of one block is first fit from block 0, on any thread", A,
+                   SharedBitmappedBlock<128, 16, Mallocator>, SharedBitmappedBlock<128, 16, Mallocator, Multiblock::no>) {
+  A a(128 * 1024);  // 1024 blocks, 16 words
+  REQUIRE(a.block_count() == 1024);
+  auto block_of = [&](Block b) { return (static_cast<char*>(b.ptr) - static_cast<char*>(a.payload())) / 128; };
+  for (int t = 0; t < 4; ++t) {
+    std::thread th([&] {
+      Block x = a.aligned_allocate(16, 32);  // an empty arena: block 0
+      REQUIRE(x);
+      CHECK(alloy::is_aligned(x.ptr, 32));
+      CHECK(block_of(x) == 0);
+      if constexpr (alloy::has_allocate_all<A>) {  // multiblock: two blocks (locked, first fit) before it
+        Block m = a.allocate(129);
+        REQUIRE(m);
+        CHECK(block_of(m) == 1);
+        CHECK(a.deallocate(x));
+        Block y = a.aligned_allocate(16, 32);  // block 0 again, the first free one
+        REQUIRE(y);
+        CHECK(block_of(y) == 0);
+        Block z = a.aligned_allocate(16, 32);  // past m: block 3
+        REQUIRE(z);
+        CHECK(block_of(z) == 3);
+        CHECK(a.deallocate(m));
+        CHECK(a.deallocate(z));
+        x = y;
+      }
+      CHECK(a.deallocate(x));
+      CHECK(a.empty() == Ternary::yes);
+    });
+    th.join();
+  }
+}
+
 // 8 threads, each with its own live set: single blocks (lock-free), multi-block requests, expand and reallocate
 // (locked). Every live block carries its owner's stamp, checked before it is freed: an overlap would show.
 template <class A>

@@ -276,7 +276,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t k = blocks_for(m);
       if (k - 1 >= blocks_) return {};
       Guard g(this);
-      const std::size_t i = k == 1 ? alloc1() : alloc_blocks(k);
+      // Shared: one block too goes through the locked first-fit search (alloc1 would start at this thread's word).
+      const std::size_t i = k == 1 && !Shared ? alloc1() : alloc_blocks(k);
       if (i == npos) return {};
       std::byte* const start = payload_ + i * bs();
       std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));

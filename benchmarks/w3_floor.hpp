@@ -19,9 +19,6 @@
 #include <span>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace alloy_bench {
 
@@ -58,9 +55,10 @@ class SummaryFirstFitFloor {
   alloy::Block allocate(std::size_t n) noexcept {
     if (n - 1 >= 512) return {};
     const unsigned k = static_cast<unsigned>((n + 63) >> 6);
+    const std::size_t words = words_;  // a local: the word stores below may alias the member
     for (std::size_t i = start_;; ++i) {
-      i = next_fit(i, k);
-      if (i >= words_) return {};
+      i = bitmap::first_at_least(sum_, i, words, k);
+      if (i >= words) return {};
       const std::uint64_t w = bits_[i];
       const unsigned j = k == 1 ? static_cast<unsigned>(std::countr_one(w)) : bitmap::find_run_upto8(~w, k);
       std::size_t idx;
@@ -70,7 +68,7 @@ class SummaryFirstFitFloor {
       } else {  // the free tail of word i and the free head of word i + 1, or nothing: lower the byte below k
         const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
         const unsigned cross =
-            tail && i + 1 < words_ ? tail + static_cast<unsigned>(std::countr_zero(bits_[i + 1])) : 0u;
+            tail && i + 1 < words ? tail + static_cast<unsigned>(std::countr_zero(bits_[i + 1])) : 0u;
         if (cross < k) {
           sum_[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
           continue;
@@ -79,9 +77,9 @@ class SummaryFirstFitFloor {
         bits_[i + 1] |= bitmap::mask(0, k - tail);
         idx = i * 64 + 64 - tail;
       }
-      sum_[i] = static_cast<unsigned char>(bound(i));
+      sum_[i] = static_cast<unsigned char>(bitmap::summary_byte(bits_[i], bits_, i, words));
       if (i == start_)
-        while (start_ + 1 < words_ && bits_[start_] == bitmap::all_ones) ++start_;
+        while (start_ + 1 < words && bits_[start_] == bitmap::all_ones) ++start_;
       return {payload_ + idx * 64, n};
     }
   }
@@ -114,35 +112,6 @@ class SummaryFirstFitFloor {
   void raise(std::size_t w, unsigned v) noexcept {
     sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
   }
-  // Word i's byte after an allocation: the exact bound below 8 (64 from 8 on), its tail into the next word's head.
-  unsigned bound(std::size_t i) const noexcept {
-    const std::uint64_t nw = bits_[i];
-    unsigned v = bitmap::longest_run_bound8(~nw);
-    if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words_)
-      v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits_[i + 1])));
-    return std::min(v, 64u);
-  }
-  // The first word at or after i whose byte is at least k, or a value >= words_.
-  std::size_t next_fit(std::size_t i, unsigned k) const noexcept {
-#if defined(__SSE2__)
-    const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
-    for (;;) {
-      auto m16 = [&](std::size_t o) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum_ + i + o));
-        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
-      };
-      const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
-      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit));
-      i += 64;
-      if (i >= words_) return words_;
-    }
-#else
-    for (; i < words_; ++i)
-      if (sum_[i] >= k) return i;
-    return words_;
-#endif
-  }
-
   std::uint64_t* bits_ = nullptr;
   unsigned char* sum_ = nullptr;
   std::byte* payload_ = nullptr;

@@ -13,11 +13,6 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
-#include <emmintrin.h>
-#define ALLOY_BITMAPPED_SSE2 1
-#endif
-
 #include <alloy/common.hpp>
 #include <alloy/detail/bitmap.hpp>
 #include <alloy/mallocator.hpp>
@@ -639,18 +634,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (p + up == 64 && w + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[w + 1]));
     return len;
   }
-  // The first word at or after i whose summary byte is at least k (or words_).
+  // The first word at or after i (<= words_) whose summary byte is at least k (or words_).
   std::size_t next_candidate(std::size_t i, unsigned k) const noexcept {
-    const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
-    while (i < words_) {
-      std::uint64_t x;
-      std::memcpy(&x, sum_ + i, 8);
-      const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
-      if (hit) return std::min(words_, i + static_cast<unsigned>(std::countr_zero(hit)) / 8);
-      i += 8;
-    }
-    return words_;
+    return bitmap::first_at_least(sum_, i, words_, k);
   }
+
 
   // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
   void init_span(std::span<std::byte> mem) noexcept {
@@ -1026,35 +1014,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       ++i;
     }
   }
-  // The first word at or after i whose summary byte is at least k, or a value >= words_.
+  // The first word at or after i whose summary byte is at least k, or words_ (64 bytes per SSE2 step; the summary
+  // has 64 zero bytes after the last word's).
   [[gnu::always_inline]] std::size_t next_fit_word(std::size_t i, unsigned k) const noexcept requires summarized {
-    const unsigned char* const sum = sum_;
-#if ALLOY_BITMAPPED_SSE2
-    // 64 summary bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch
-    // is mispredicted less often. Bytes are at most 64, so a signed byte compare is exact. The summary has 64 zero
-    // bytes after the last word's.
-    const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
-    for (;;) {
-      auto m16 = [&](std::size_t o) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + o));
-        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
-      };
-      const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
-      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit));
-      i += 64;
-      if (i >= words_) return words_;
-    }
-#else
-    const std::uint64_t add = (128u - k) * 0x0101010101010101ull;
-    for (;;) {
-      std::uint64_t x;
-      std::memcpy(&x, sum + i, 8);  // the summary has 64 zero bytes after the last word's
-      const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
-      if (hit) return i + static_cast<unsigned>(std::countr_zero(hit)) / 8;
-      i += 8;
-      if (i >= words_) return words_;
-    }
-#endif
+    return bitmap::first_at_least(sum_, i, words_, k);
   }
   // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
   // returns its first block, or lowers the word's byte and returns npos.
@@ -1082,10 +1045,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
       // blocks do not stop here in vain.
       const std::uint64_t nw = bits[i];
-      unsigned v = bitmap::longest_run_bound8(~nw);
-      if (const unsigned t = static_cast<unsigned>(std::countl_zero(nw)); t && i + 1 < words)
-        v = std::max(v, t + static_cast<unsigned>(std::countr_zero(bits[i + 1])));
-      sum[i] = static_cast<unsigned char>(std::min(v, 64u));
+      sum[i] = static_cast<unsigned char>(bitmap::summary_byte(nw, bits, i, words));
       snap_if_hint(i, nw);
       if (i == start_) advance_start();
       if (idx + k > fresh_) set_fresh(idx + k);

@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/bitmapped_block_invariants.hpp"
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 #include "support/rng.hpp"
@@ -43,6 +44,7 @@ TEST_CASE("SharedBitmappedBlock: conformance, run-time block size") {
 }
 
 TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
+  // With the white-box invariants after every operation (support/bitmapped_block_invariants.hpp).
   SharedBitmappedBlock<32, 16, Mallocator> a(32 * 2000);
   alloy::test::DiffOptions o;
   o.ops = 1'000'000;  // each mode (issue 3: >= 10^6 operations)

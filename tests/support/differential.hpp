@@ -11,7 +11,9 @@
 #include <alloy/common.hpp>
 
 #include <cstdint>
+#include <concepts>
 #include <map>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct DiffOptions {
   std::size_t deallocate_all_every = 20'000;
   bool contents = true;              // write and check patterns
   bool expect_allocations = true;    // the run is vacuous unless some allocation succeeded
+  // When `check_invariants(a)` exists (found by argument-dependent lookup; it returns "" or what is broken): called
+  // before every `invariants_every`-th operation and after the last (0: never).
+  std::size_t invariants_every = 1;
 };
 
 struct DiffStats {
@@ -107,7 +112,17 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     return !o.contents || check_pattern(a, now, slots[s].seed, slots[s].written);
   };
 
+  auto invariants = [&]() -> std::string {
+    if constexpr (requires { { check_invariants(a) } -> std::convertible_to<std::string>; }) return check_invariants(a);
+    else return {};
+  };
   for (i = 0; i < o.ops; ++i, ++st.ops) {
+    if (o.invariants_every && i % o.invariants_every == 0) {
+      if (const std::string broken = invariants(); !broken.empty()) {
+        FAIL_CHECK("invariants broken before op " << i << " (seed " << o.seed << "): " << broken);
+        return st;
+      }
+    }
     if constexpr (has_deallocate_all<A>) {
       if (o.deallocate_all && o.deallocate_all_every && rng.below(o.deallocate_all_every) == 0) {
         const bool r = a.deallocate_all();
@@ -286,6 +301,9 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     if (live.empty()) ALLOY_DIFF_CHECK(a.empty() != Ternary::no);
   }
   if (o.expect_allocations) ALLOY_DIFF_CHECK(st.allocations > 0);
+  if (o.invariants_every) {
+    if (const std::string broken = invariants(); !broken.empty()) FAIL_CHECK("invariants broken at the end: " << broken);
+  }
   return st;
 }
 #undef ALLOY_DIFF_CHECK

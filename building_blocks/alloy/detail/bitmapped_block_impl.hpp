@@ -51,9 +51,14 @@ inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
 
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
 
+// Declared here, defined by the tests only (tests/support/bitmapped_block_invariants.hpp): reads the private state
+// to check the block's invariants after every operation of the randomized tests.
+struct BitmappedBlockInspector;
+
 template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
           bool Starts>
 class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
+  friend struct BitmappedBlockInspector;
   static_assert(is_power_of_two(Alignment),
                 "BitmappedBlock: Alignment must be a power of two (e.g. 16 = platform_alignment, 64, 4096)");
   static_assert(BlockSize > 0, "BitmappedBlock: BlockSize must be positive (or choose_at_runtime)");

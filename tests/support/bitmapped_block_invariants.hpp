@@ -1,0 +1,116 @@
+#pragma once
+// White-box invariants of the BitmappedBlock family, checked by run_differential (support/differential.hpp) after
+// every operation: it finds `check_invariants(a)` by argument-dependent lookup and fails the test with the message
+// it returns. These catch a broken bound the moment it appears; the differential comparison with the model only
+// sees it when a later search happens to rely on it (the stale hint-word byte found in review was such a case).
+//   * the bitmap: ceil(blocks / 64) words, the padding bits past the last block set;
+//   * the search hint: every word before start_ is full; hint_word_ and hint_base_ follow start_;
+//   * the fresh cursor (multiblock): no block at or past it is allocated; hint_fresh_ masks exactly the hint word's
+//     blocks below it;
+//   * the summary (single-threaded multiblock): every byte bounds the longest free run that starts in its word (its
+//     free tail continued into the next word's head, capped at 64), the hint word's byte as refresh_hint_byte would
+//     leave it; bytes are at most 64 and the 64 bytes after the last word's are zero.
+#include <alloy/bitmapped_block.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace alloy::detail {
+
+struct BitmappedBlockInspector {
+  // The longest free run that starts in word w (a run from its free tail continues into the next words), capped 64.
+  static unsigned longest_from(const std::uint64_t* bits, std::size_t words, std::size_t w) {
+    unsigned best = 0;
+    std::uint64_t f = ~bits[w];
+    while (f) {
+      const unsigned s = static_cast<unsigned>(std::countr_zero(f));
+      const unsigned len = static_cast<unsigned>(std::countr_one(f >> s));
+      unsigned run = len;
+      if (s + len == 64)  // the free tail: on into the following words
+        for (std::size_t x = w + 1; x < words && run < 64; ++x) {
+          const unsigned h = static_cast<unsigned>(std::countr_zero(bits[x]));
+          run += h;
+          if (h < 64) break;
+        }
+      best = std::max(best, std::min(run, 64u));
+      if (s + len == 64) break;
+      f &= ~bitmap::mask(s, len);
+    }
+    return best;
+  }
+
+  template <bool Shared, class A>
+  static std::string check(const A& a) {
+    std::ostringstream err;
+    const std::size_t words = a.words_, blocks = a.blocks_;
+    const std::uint64_t* bits = a.bits_;
+    if (words != (blocks + 63) / 64) err << "words " << words << " for " << blocks << " blocks; ";
+    if (words == 0) return err.str();
+    if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";
+    if constexpr (!Shared) {
+      if (a.start_ >= words) err << "start " << a.start_ << " >= words " << words << "; ";
+      for (std::size_t w = 0; w < a.start_ && w < words; ++w)
+        if (bits[w] != bitmap::all_ones) {
+          err << "word " << w << " before the hint (" << a.start_ << ") is not full; ";
+          break;
+        }
+      if (a.hint_word_ != bits + a.start_) err << "hint_word_ is not bits_ + start_; ";
+      if (a.hint_base_ != a.payload_ + a.start_ * 64 * a.bs()) err << "hint_base_ does not follow start_; ";
+    }
+    if constexpr (A::multi) {
+      const std::size_t fresh = a.fresh_;
+      if (fresh > blocks) err << "fresh cursor " << fresh << " past " << blocks << " blocks; ";
+      for (std::size_t w = fresh / 64; fresh < blocks && w < words; ++w) {  // word by word, the padding aside
+        std::uint64_t m = w == words - 1 ? ~a.pad_mask() : bitmap::all_ones;
+        if (w == fresh / 64) m &= bitmap::all_ones << (fresh % 64);
+        if (bits[w] & m) {
+          err << "block " << w * 64 + static_cast<unsigned>(std::countr_zero(bits[w] & m))
+              << " allocated at or past the fresh cursor " << fresh << "; ";
+          break;
+        }
+      }
+    }
+    if constexpr (A::fresh_masked) {
+      const std::size_t first = a.start_ * 64;
+      const std::uint64_t want = fresh_below(a.fresh_, first);
+      if (a.hint_fresh_ != want) err << "hint_fresh_ does not mask the hint word's blocks below the cursor; ";
+    }
+    if constexpr (A::summarized) {
+      const unsigned char* sum = a.sum_;
+      for (std::size_t w = 0; w < words; ++w) {
+        unsigned byte = sum[w];
+        if (byte > 64) err << "byte " << w << " is " << byte << "; ";
+        if (w == a.start_ && (a.hint_snap_ & ~bits[w])) byte = 64;  // refresh_hint_byte raises it before any read
+        const unsigned need = longest_from(bits, words, w);
+        if (byte < need) {
+          err << "summary byte of word " << w << " is " << unsigned{sum[w]} << " but a free run of " << need
+              << " starts there; ";
+          break;
+        }
+      }
+      for (std::size_t x = words; x < words + 64; ++x)
+        if (sum[x] != 0) {
+          err << "summary padding byte " << x << " is not zero; ";
+          break;
+        }
+    }
+    return err.str();
+  }
+
+ private:
+  static std::uint64_t fresh_below(std::size_t fresh, std::size_t first) {
+    if (fresh <= first) return 0;
+    return fresh - first >= 64 ? bitmap::all_ones : bitmap::mask(0, static_cast<unsigned>(fresh - first));
+  }
+};
+
+/// Found by run_differential through argument-dependent lookup (the blocks derive from BitmappedBlockImpl).
+template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
+          bool Starts>
+std::string check_invariants(const BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, Shared, Starts>& a) {
+  return BitmappedBlockInspector::check<Shared>(a);
+}
+
+}  // namespace alloy::detail

@@ -56,6 +56,13 @@ TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
   o.max_size = 64;
   o.seed = 5;
   CHECK(alloy::test::run_differential(b, o).allocations > 100'000);
+  // Multiblock, single-block requests only (with allocate_fresh): the lock-free path alone must keep the fresh
+  // cursor past every block it hands out (multi-block requests would move it far ahead and hide a slip).
+  SharedBitmappedBlock<32, 16, Mallocator> c(32 * 300);
+  o.max_size = 32;
+  o.seed = 6;
+  o.ops = 200'000;
+  CHECK(alloy::test::run_differential(c, o).allocations > 20'000);
 }
 
 // D's test: 10 threads allocate at once; the blocks do not overlap and are all given back.

@@ -427,8 +427,8 @@ METHOD = """\
   compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
   a caller's memory can do that. The issue's 1.2x target is checked against both.
 - **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
-  search with nothing else: the same bitmap, the same summary byte per word and its exact updates, the same 64-byte
-  SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out BitmappedBlock's offsets and failures in
+  search with nothing else: the same bitmap, the same summary byte per word (exact after an allocation and after a
+  free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out BitmappedBlock's offsets and failures in
   lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
   structure costs (docs/bitmapped_block.md, "Fourth round").

@@ -116,9 +116,10 @@ constexpr unsigned longest_run(std::uint64_t x) noexcept {
 
 /// The first index at or after i (i <= n) whose byte in sum is at least k (1 <= k <= 64), or n when there is none.
 /// sum must hold 64 readable bytes past sum[n - 1], all zero (each step reads 64 bytes, or 8 without SSE2), and
-/// every byte must be at most 64 (a signed byte compare is then exact).
+/// every byte must be at most 64 (a signed byte compare is then exact). The 8-byte step assumes little-endian loads.
 [[gnu::always_inline]] inline std::size_t first_at_least(const unsigned char* sum, std::size_t i, std::size_t n,
                                                          unsigned k) noexcept {
+  ALLOY_ASSERT(i <= n && k >= 1 && k <= 64, "bitmap::first_at_least: needs i <= n and 1 <= k <= 64");
 #if ALLOY_BITMAP_SSE2
   // 64 bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch is
   // mispredicted less often.

@@ -428,8 +428,9 @@ METHOD = """\
   a caller's memory can do that. The issue's 1.2x target is checked against both.
 - **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
   search with nothing else: the same bitmap, the same summary byte per word (exact after an allocation and after a
-  free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out BitmappedBlock's offsets and failures in
-  lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no ownership checks and no size dispatch.
+  free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out
+  BitmappedBlock's offsets and failures in lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no
+  ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
   structure costs (docs/bitmapped_block.md, "Fourth round").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
@@ -538,7 +539,8 @@ def write_markdown(res, path, chart_rel):
         L.append("Not measured in this run (valgrind missing or --no-callgrind).")
     else:
         for w, floors in (("W1", ("floor: one bitmap word over the arena", "floor: one bitmap word")),
-                          ("W2", ("foonathan memory_pool", "glibc malloc")), ("W3", ("glibc malloc", "floor: first fit over summary bytes")),
+                          ("W2", ("foonathan memory_pool", "glibc malloc")),
+                          ("W3", ("glibc malloc", "floor: first fit over summary bytes")),
                           ("W4", ("floor: bump pointer",))):
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
             items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")

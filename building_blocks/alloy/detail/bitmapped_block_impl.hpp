@@ -639,11 +639,6 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (p + up == 64 && w + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[w + 1]));
     return len;
   }
-  // The first word at or after i (<= words_) whose summary byte is at least k (or words_).
-  std::size_t next_candidate(std::size_t i, unsigned k) const noexcept {
-    return bitmap::first_at_least(sum_, i, words_, k);
-  }
-
 
   // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
   void init_span(std::span<std::byte> mem) noexcept {
@@ -1019,8 +1014,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       ++i;
     }
   }
-  // The first word at or after i whose summary byte is at least k, or words_ (64 bytes per SSE2 step; the summary
-  // has 64 zero bytes after the last word's).
+  // The first word at or after i (<= words_) whose summary byte is at least k (1 to 64), or words_ (64 bytes per
+  // SSE2 step; the summary has 64 zero bytes after the last word's). Every summary search goes through it.
   [[gnu::always_inline]] std::size_t next_fit_word(std::size_t i, unsigned k) const noexcept requires summarized {
     return bitmap::first_at_least(sum_, i, words_, k);
   }
@@ -1099,7 +1094,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t find_small(std::size_t from, unsigned k) noexcept {
     for (std::size_t i = from; i < words_; ++i) {
       if constexpr (summarized) {
-        i = next_candidate(i, k);
+        i = next_fit_word(i, k);
         if (i == words_) break;
       }
       const std::uint64_t w = load(i);
@@ -1127,7 +1122,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     for (std::size_t i = from; i < words_; ++i) {
       if constexpr (summarized) {
         if (run == 0) {  // a run of more than 64 blocks can only start in a word whose byte is 64
-          i = next_candidate(i, 64);
+          i = next_fit_word(i, 64);
           if (i == words_) break;
         }
       }

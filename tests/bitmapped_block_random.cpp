@@ -1,3 +1,4 @@
+// ctest-labels: heavy
 // Randomized differential tests of the BitmappedBlock family against an exact reference model (BitmapModel: one
 // byte per block, plain first fit over the same payload address), in lockstep for every primitive: the model
 // predicts every pointer. Every block and mode: static and runtime block size, Multiblock yes/no, over a span,

@@ -22,12 +22,14 @@
 
 using alloy::AlignedMallocator;
 using alloy::BitmappedBlock;
+using alloy::BitmappedBlockWithInternalPointers;
 using alloy::Block;
 using alloy::choose_at_runtime;
 using alloy::Mallocator;
 using alloy::Multiblock;
 using alloy::NoAccessAllocator;
 using alloy::NullAllocator;
+using alloy::SharedBitmappedBlock;
 using alloy::Ternary;
 
 // Capabilities: declared exactly where they make sense.
@@ -426,7 +428,7 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 24);
     CHECK(r.block_count() == 0);
     CHECK(!r.allocate(1));
-    CHECK(r.good_alloc_size(1) == 16);
+    CHECK(r.good_alloc_size(1) == 0);  // no request can succeed
   }
 #endif
   SUBCASE("a huge run-time block size over a span: no overflow") {
@@ -463,6 +465,54 @@ TEST_CASE("BitmappedBlock over NoAccessAllocator: every primitive, the payload n
   CHECK(!a.allocate_fresh(10));  // allocate_all used every block once
   CHECK(a.allocate(10));
   CHECK(a.empty() == Ternary::no);
+}
+
+// Found in review (2026-11-24): owns said yes to an empty Block at the payload's end, which deallocate calls foreign
+// (and, in release builds, whose free cleared a padding bit); good_alloc_size promised sizes that no request can get;
+// the queries could not be called on a const block.
+template <class A>
+void check_queries(A& a, std::size_t max_request) {
+  const A& c = a;
+  const std::size_t bs = a.block_size();
+  char* const base = static_cast<char*>(c.payload());
+  char* const end = base + c.block_count() * bs;
+  CHECK(c.owns(Block{base, 0}) == Ternary::yes);
+  CHECK(c.owns(Block{base, c.block_count() * bs}) == Ternary::yes);
+  CHECK(c.owns(Block{end - 1, 1}) == Ternary::yes);
+  CHECK(c.owns(Block{end, 0}) == Ternary::no);
+  CHECK(c.owns(Block{end - 1, 2}) == Ternary::no);
+  CHECK(c.owns(Block{base - 1, 1}) == Ternary::no);
+  CHECK(c.owns(Block{}) == Ternary::no);
+  CHECK(c.good_alloc_size(1) == bs);
+  CHECK(c.good_alloc_size(max_request) == max_request);
+  CHECK(c.good_alloc_size(max_request + 1) == 0);
+  CHECK(c.empty() == Ternary::yes);
+  Block b = a.allocate(max_request);  // good_alloc_size's promise: a request of max_request succeeds
+  CHECK(b.size == max_request);
+  CHECK(!a.allocate(max_request + 1));
+  CHECK(c.empty() == Ternary::no);
+  CHECK(a.deallocate(b));
+}
+
+TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with deallocate and the capacity; const") {
+  BitmappedBlock<64, 16, Mallocator> a(64 * 70);
+  check_queries(a, 64 * 70);
+  BitmappedBlock<64, 16, Mallocator, Multiblock::no> s(64 * 70);
+  check_queries(s, 64);
+  BitmappedBlock<choose_at_runtime, 16, Mallocator> r(48 * 100, 48);
+  check_queries(r, 48 * 100);
+  SharedBitmappedBlock<64, 16, Mallocator> sh(64 * 130);
+  check_queries(sh, 64 * 130);
+  BitmappedBlockWithInternalPointers<64, 16, Mallocator> ip(64 * 10);
+  check_queries(ip, 64 * 10);
+  const auto& cip = ip;
+  Block x = ip.allocate(100), res{};
+  CHECK(cip.resolve_internal_pointer(static_cast<char*>(x.ptr) + 99, res) == Ternary::yes);
+  CHECK((res.ptr == x.ptr && res.size == 128));
+  CHECK(ip.deallocate(x));
+  BitmappedBlock<64, 16, Mallocator> none(0);  // no blocks: nothing can succeed
+  CHECK(none.good_alloc_size(1) == 0);
+  CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
 }
 
 TEST_CASE("BitmappedBlock: move transfers the memory") {

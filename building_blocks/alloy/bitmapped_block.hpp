@@ -32,9 +32,10 @@ namespace alloy {
 /// Bookkeeping = NullAllocator (host parents only): no memory outside the block's own, no summary index; the search
 /// walks the words from the hint, as D's does.
 /// Capabilities: allocate, aligned_allocate, deallocate, deallocate_all, owns (the payload range, as in D), empty,
-/// good_alloc_size (a multiple of BlockSize), expand (Multiblock::no: inside the block); reallocate and
-/// aligned_reallocate iff Parent is host-accessible or has copy; allocate_all and allocate_fresh iff M is
-/// Multiblock::yes; copy iff Parent has copy. `block_count()`, `block_size()`, `payload()`.
+/// good_alloc_size (a multiple of BlockSize; 0 beyond what one allocation can take), expand (Multiblock::no: inside
+/// the block); reallocate and aligned_reallocate iff Parent is host-accessible or has copy; allocate_all and
+/// allocate_fresh iff M is Multiblock::yes; copy iff Parent has copy. `block_count()`, `block_size()`, `payload()`.
+/// The queries (owns, empty, good_alloc_size, those three) are const.
 /// Multiblock::no: requests of at most BlockSize bytes only, through a single-bit fast path.
 /// Parent: any allocator; NullAllocator (the default) means a caller's span. Memory space: Parent's.
 /// Thread safety: none (SharedBitmappedBlock is the thread-safe one).

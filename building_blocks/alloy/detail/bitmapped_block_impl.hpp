@@ -73,6 +73,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
                                             host_accessible<Bookkeeping> && std::is_empty_v<Bookkeeping>),
                 "BitmappedBlock over device memory keeps its bitmap in host memory from Bookkeeping, which must be a "
                 "stateless, host-accessible allocator with deallocate (Mallocator)");
+  // Over host memory too: a multiblock block takes its summary index from Bookkeeping{} (a temporary) and gives it
+  // back to another one, so a stateful or device Bookkeeping would hand out memory that dies or that the host cannot
+  // write (found in review: InSituRegion, NoAccessAllocator).
+  static_assert(std::is_same_v<Bookkeeping, NullAllocator> ||
+                    (allocator<Bookkeeping> && has_deallocate<Bookkeeping> && host_accessible<Bookkeeping> &&
+                     std::is_empty_v<Bookkeeping> && std::is_default_constructible_v<Bookkeeping>),
+                "BitmappedBlock: Bookkeeping (where the summary index, and over device memory the bitmap, live) must "
+                "be a stateless, host-accessible allocator with deallocate (Mallocator, the default), or NullAllocator "
+                "over host memory for no memory outside the block's own");
   static_assert(host_accessible<Parent> || !std::is_same_v<Bookkeeping, NullAllocator>,
                 "BitmappedBlock over device memory keeps its bitmap in host memory from Bookkeeping; NullAllocator "
                 "holds nothing: use Mallocator (the default)");
@@ -175,17 +184,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   [[nodiscard]] Parent& parent() noexcept { return parent_; }
 
   /// Bytes reserved for a request of n: n rounded up to a multiple of the block size; 0 if that overflows.
-  [[nodiscard]] std::size_t good_alloc_size(std::size_t n) noexcept {
+  /// 0 when no request of n bytes can succeed: the rounding overflows, or the result exceeds what one allocation
+  /// can take (the payload; Multiblock::no: one block).
+  [[nodiscard]] std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    return round_up_to_multiple_checked(n, bs(), r) ? r : 0;
+    if (!round_up_to_multiple_checked(n, bs(), r)) return 0;
+    return r <= (multi ? payload_bytes() : bs()) ? r : 0;
   }
 
-  /// Whether b lies inside this block's payload (D's rule: an interior slice counts). Never unknown.
-  [[nodiscard]] Ternary owns(Block b) noexcept {
-    return to_ternary(b && block_within(b, payload_, payload_bytes()));
-  }
+  /// Whether b lies inside this block's payload (D's rule: an interior slice counts); b.ptr must be an address of
+  /// the payload, so an empty Block at its end is not owned (deallocate's rule). Never unknown.
+  [[nodiscard]] Ternary owns(Block b) const noexcept { return to_ternary(b && is_owned(b)); }
 
-  [[nodiscard]] Ternary empty() noexcept {
+  [[nodiscard]] Ternary empty() const noexcept {
     if (words_ == 0) return Ternary::yes;
     for (std::size_t i = 0; i + 1 < words_; ++i)
       if (load(i) != 0) return Ternary::no;
@@ -447,7 +458,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   /// The live allocation that contains p (BitmappedBlockWithInternalPointers): yes and its blocks in `result`;
   /// no for a pointer outside the payload or inside a free block (result unchanged).
-  Ternary resolve_internal_pointer(const void* p, Block& result) noexcept requires Starts {
+  Ternary resolve_internal_pointer(const void* p, Block& result) const noexcept requires Starts {
     if (!payload_ || address_of(p) < address_of(payload_) || address_of(p) - address_of(payload_) >= payload_bytes())
       return Ternary::no;
     const std::size_t blk = (address_of(p) - address_of(payload_)) / bs();
@@ -482,14 +493,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // ----------------------------------------------------------------------------------------------------------
   // State: bits_ (control bitmap, then the start bitmap when Starts), payload_, counts, hints, owned memory.
   [[no_unique_address]] Parent parent_{};
-  std::uint64_t* bits_ = bitmap::full_sentinel;  // never null, so the fast path needs no check
+  std::uint64_t* bits_ = bitmap::sentinel();  // never null, so the fast path needs no check
   std::byte* payload_ = nullptr;
   std::size_t blocks_ = 0;
   std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
   std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
   // Kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_, bits_ or
   // payload_ changes: the single-block allocate works from them without index arithmetic.
-  std::uint64_t* hint_word_ = bitmap::full_sentinel;
+  std::uint64_t* hint_word_ = bitmap::sentinel();
   std::byte* hint_base_ = nullptr;
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
@@ -735,7 +746,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   void release() noexcept {
     if constexpr (!in_band) {
-      if (bits_ != bitmap::full_sentinel) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
+      if (bits_ != bitmap::sentinel()) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
     }
     if constexpr (summarized) {
       if (sum_) Bookkeeping{}.deallocate({sum_ - 1, summary_bytes()});
@@ -744,7 +755,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (has_deallocate<Parent>) {
       if (mem_) parent_.deallocate(mem_);
     }
-    bits_ = bitmap::full_sentinel;
+    bits_ = bitmap::sentinel();
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
     mem_ = {};
@@ -752,7 +763,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     reset_snap();
   }
   void take(BitmappedBlockImpl& o) noexcept {
-    bits_ = std::exchange(o.bits_, bitmap::full_sentinel);
+    bits_ = std::exchange(o.bits_, bitmap::sentinel());
     payload_ = std::exchange(o.payload_, nullptr);
     blocks_ = std::exchange(o.blocks_, 0);
     words_ = std::exchange(o.words_, 0);
@@ -861,8 +872,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     Guard& operator=(const Guard&) = delete;
   };
 
+  bool is_owned(Block b) const noexcept {
+    return payload_ && block_within(b, payload_, payload_bytes()) && offset_of(b.ptr) < payload_bytes();
+  }
   bool check_owned(Block b) const noexcept {
-    const bool ok = payload_ && block_within(b, payload_, payload_bytes()) && offset_of(b.ptr) < payload_bytes();
+    const bool ok = is_owned(b);
     ALLOY_ASSERT(ok, "BitmappedBlock: this block did not come from this allocator");
     return ok;
   }

@@ -198,3 +198,93 @@ TEST_CASE("SharedBitmappedBlock: 8-thread stress") {
   SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no> s(64 * 200);
   stress(s, 1, 30'000);
 }
+
+// Found in review (2026-11-24): allocate_fresh read the fresh cursor, then claimed the blocks from there; a lock-free
+// single-block allocate on another thread could take one of those blocks, raise the cursor and free the block in
+// between, and allocate_fresh then handed out that used block. Each round: a new 8192-block arena; thread B
+// allocates one block and frees it while the main thread asks allocate_fresh for all 8192 blocks. At most one of
+// them can succeed: if B's block was handed out first, the cursor is past it and no fresh run of 8192 blocks is
+// left; if allocate_fresh claimed first, B finds nothing. Before the fix both succeeded in about 20-80% of rounds.
+TEST_CASE("SharedBitmappedBlock: allocate_fresh racing a lock-free allocate never hands out a used block") {
+  using A = SharedBitmappedBlock<16, 16, Mallocator>;
+  constexpr long rounds = 2000;
+  alignas(A) unsigned char store[2][sizeof(A)];  // two places: B's remembered word belongs to the other arena
+  std::atomic<A*> cur{nullptr};
+  std::atomic<long> go{0}, done{0};
+  bool b_got = false;  // written by B before `done`, read by main after
+  // Spin (yielding rarely): a thread woken from yield() starts too late to race the other.
+  auto wait_for = [](const std::atomic<long>& v, long r) {
+    for (unsigned spins = 1; v.load(std::memory_order_acquire) != r; ++spins)
+      if (spins % 4096 == 0) std::this_thread::yield();
+  };
+  std::thread b([&] {
+    for (long r = 1; r <= rounds; ++r) {
+      wait_for(go, r);
+      A* a = cur.load(std::memory_order_relaxed);
+      const Block x = a->allocate(16);
+      b_got = static_cast<bool>(x);
+      if (x) a->deallocate(x);
+      done.store(r, std::memory_order_release);
+    }
+  });
+  long both = 0, fresh_won = 0, b_won = 0;
+  for (long r = 1; r <= rounds; ++r) {
+    A* a = new (store[r % 2]) A(8192 * 16);
+    cur.store(a, std::memory_order_relaxed);
+    go.store(r, std::memory_order_release);
+    const Block f = a->allocate_fresh(8192 * 16);
+    wait_for(done, r);
+    both += f && b_got;
+    fresh_won += f && !b_got;
+    b_won += !f && b_got;
+    if (f) a->deallocate(f);
+    a->~A();
+  }
+  b.join();
+  CHECK(both == 0);
+  CHECK(fresh_won + b_won == rounds);  // never both failing: one of them always gets its blocks
+  MESSAGE("allocate_fresh first in " << fresh_won << " rounds, the lock-free allocate first in " << b_won);
+}
+
+// Found in review (2026-11-24): aligned_allocate claimed the whole over-allocation (n + a - Alignment bytes) and gave
+// back its lead and tail afterwards, so a lock-free single-block allocate could find every block taken while some
+// were free. Here only blocks 8 to 11 are free; one thread loops aligned_allocate(16, 256) (it needs all four free
+// and keeps one), the other allocate(64): at least three of the four are free whenever the second thread searches,
+// so it never fails (before the fix it failed in about 10% of its attempts).
+TEST_CASE("SharedBitmappedBlock: aligned_allocate does not make a lock-free allocate fail while blocks are free") {
+  SharedBitmappedBlock<64, 16, Mallocator> a(64 * 128);
+  REQUIRE(a.block_count() == 128);
+  std::vector<Block> held;
+  while (Block b = a.allocate(64)) held.push_back(b);
+  REQUIRE(held.size() == 128);
+  auto index = [&](Block b) { return (static_cast<char*>(b.ptr) - static_cast<char*>(a.payload())) / 64; };
+  std::erase_if(held, [&](Block b) { return index(b) >= 8 && index(b) < 12 && a.deallocate(b); });
+  REQUIRE(held.size() == 124);
+  std::atomic<bool> stop{false};
+  std::atomic<long> misplaced{0};
+  std::thread m([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const Block x = a.aligned_allocate(16, 256);
+      // It may fail (D's method needs a run of 4 free blocks, and the other thread may hold one of them).
+      if (!x) continue;
+      if (index(x) < 8 || index(x) >= 12 || !alloy::is_aligned(x.ptr, 256)) misplaced.fetch_add(1);
+      a.deallocate(x);
+    }
+  });
+  long failures = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    const Block y = a.allocate(64);
+    if (!y) {
+      ++failures;
+      continue;
+    }
+    if (index(y) < 8 || index(y) >= 12) ++failures;
+    a.deallocate(y);
+  }
+  stop.store(true);
+  m.join();
+  CHECK(failures == 0);
+  CHECK(misplaced.load() == 0);
+  for (Block b : held) CHECK(a.deallocate(b));
+  CHECK(a.empty() == Ternary::yes);
+}

@@ -263,13 +263,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     const std::size_t k = blocks_for(n);
     if (k - 1 >= blocks_) return {};
     Guard g(this);
-    const std::size_t f = load_fresh();
-    if (k > blocks_ - f) return {};
-    if (!claim(f, k)) return {};
-    raise_fresh(f + k);
-    after_claim(f, k);
-    if constexpr (Starts) mark_start(f, k);
-    return {payload_ + f * bs(), n};
+    for (;;) {
+      const std::size_t f = load_fresh();
+      if (k > blocks_ - f) return {};
+      if (claim(f, k)) {
+        // Shared: a lock-free single-block allocate may have taken a block of [f, f + k), raised the cursor and
+        // freed the block after the cursor was read above (found in review). Its raise is sequenced before its free,
+        // and the claim's acquire CAS read that release free: a second read of the cursor sees the raise.
+        if (!Shared || load_fresh() == f) {
+          raise_fresh(f + k);
+          after_claim(f, k);
+          if constexpr (Starts) mark_start(f, k);
+          return {payload_ + f * bs(), n};
+        }
+        release_range(f, k);
+      } else if constexpr (!Shared) {
+        return {};  // not reached: single-threaded, blocks at or past the cursor are free
+      } else if (load_fresh() == f) {
+        // A bit at or past the cursor is set: a lock-free allocate that has not raised the cursor yet (every
+        // locked path raises it under the lock). Its raise comes next.
+        std::this_thread::yield();
+      }
+    }
   }
 
   /// n bytes at an address aligned to a (a power of two). Above `alignment` (multiblock): allocates
@@ -287,8 +302,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t k = blocks_for(m);
       if (k - 1 >= blocks_) return {};
       Guard g(this);
-      // Shared: one block too goes through the locked first-fit search (alloc1 would start at this thread's word).
-      const std::size_t i = k == 1 && !Shared ? alloc1() : alloc_blocks(k);
+      if constexpr (Shared) return aligned_claim(n, a, k);
+      const std::size_t i = k == 1 ? alloc1() : alloc_blocks(k);
       if (i == npos) return {};
       std::byte* const start = payload_ + i * bs();
       std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));
@@ -989,6 +1004,27 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         after_claim(i, k);
         if constexpr (Starts) mark_start(i, k);
         return i;
+      }
+      from = i / 64;  // a lock-free single-block allocation took a bit meanwhile: search again from there
+    }
+  }
+
+  // SharedBitmappedBlock's aligned_allocate, under the lock: the first fit of k = blocks_for(n + a - Alignment)
+  // blocks (D's method, as the single-threaded block), but only the blocks the result uses are claimed. Claiming
+  // all k and giving back the lead and tail afterwards (as the single-threaded block does) made lock-free
+  // single-block allocations fail while those blocks were free (found in review). First fit from block 0 for one
+  // block too: alloc1 would start at this thread's word.
+  Block aligned_claim(std::size_t n, std::size_t a, std::size_t k) noexcept requires Shared {
+    for (std::size_t from = 0;;) {
+      const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
+      if (i == npos) return {};
+      std::byte* const start = payload_ + i * bs();
+      std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));
+      const std::size_t first = i + static_cast<std::size_t>(res - start) / bs();
+      const std::size_t end = divide_round_up(static_cast<std::size_t>(res - payload_) + n, bs());
+      if (claim(first, end - first)) {
+        raise_fresh(end);
+        return {res, n};
       }
       from = i / 64;  // a lock-free single-block allocation took a bit meanwhile: search again from there
     }

@@ -512,6 +512,8 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   CHECK(ip.deallocate(x));
   BitmappedBlock<64, 16, Mallocator> none(0);  // no blocks: nothing can succeed
   CHECK(none.good_alloc_size(1) == 0);
+  BitmappedBlock<64, 16, Mallocator, Multiblock::no> none1(0);
+  CHECK(none1.good_alloc_size(1) == 0);
   CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
 }
 

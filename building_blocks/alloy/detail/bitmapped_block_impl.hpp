@@ -183,13 +183,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   /// The parent (by reference: for a stateful parent, the one held here).
   [[nodiscard]] Parent& parent() noexcept { return parent_; }
 
-  /// Bytes reserved for a request of n: n rounded up to a multiple of the block size; 0 if that overflows.
-  /// 0 when no request of n bytes can succeed: the rounding overflows, or the result exceeds what one allocation
-  /// can take (the payload; Multiblock::no: one block).
+  /// Bytes reserved for a request of n: n rounded up to a multiple of the block size. 0 when no request of n bytes
+  /// can succeed: the rounding overflows, or the result exceeds what one allocation can take (the payload;
+  /// Multiblock::no: one block, none when there is no block).
   [[nodiscard]] std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
     if (!round_up_to_multiple_checked(n, bs(), r)) return 0;
-    return r <= (multi ? payload_bytes() : bs()) ? r : 0;
+    return r <= (multi ? payload_bytes() : blocks_ ? bs() : 0) ? r : 0;
   }
 
   /// Whether b lies inside this block's payload (D's rule: an interior slice counts); b.ptr must be an address of
@@ -1016,7 +1016,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // block too: alloc1 would start at this thread's word.
   Block aligned_claim(std::size_t n, std::size_t a, std::size_t k) noexcept requires Shared {
     for (std::size_t from = 0;;) {
-      const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
+      const std::size_t i =
+          k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
       if (i == npos) return {};
       std::byte* const start = payload_ + i * bs();
       std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));

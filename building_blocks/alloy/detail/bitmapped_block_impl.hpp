@@ -997,7 +997,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t alloc_blocks(std::size_t k) noexcept {
     refresh_hint_byte();
     for (std::size_t from = Shared ? 0 : start_;;) {
-      const std::size_t i = k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
+      const std::size_t i = find_run(from, k);
       if (i == npos) return npos;
       if (claim(i, k)) {
         raise_fresh(i + k);
@@ -1016,8 +1016,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // block too: alloc1 would start at this thread's word.
   Block aligned_claim(std::size_t n, std::size_t a, std::size_t k) noexcept requires Shared {
     for (std::size_t from = 0;;) {
-      const std::size_t i =
-          k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
+      const std::size_t i = find_run(from, k);
       if (i == npos) return {};
       std::byte* const start = payload_ + i * bs();
       std::byte* const res = static_cast<std::byte*>(align_up(static_cast<void*>(start), a));
@@ -1029,6 +1028,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       }
       from = i / 64;  // a lock-free single-block allocation took a bit meanwhile: search again from there
     }
+  }
+
+  // The first run of k free blocks from word `from` on (not claimed), or npos: the search for its size.
+  std::size_t find_run(std::size_t from, std::size_t k) noexcept {
+    return k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
   }
 
   std::size_t find1(std::size_t from) const noexcept {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace alloy::detail {
 
@@ -45,9 +46,19 @@ struct BitmappedBlockInspector {
   static std::string check(const A& a) {
     std::ostringstream err;
     const std::size_t words = a.words_, blocks = a.blocks_;
-    const std::uint64_t* bits = a.bits_;
     if (words != (blocks + 63) / 64) err << "words " << words << " for " << blocks << " blocks; ";
+    if constexpr (A::cached) {
+      if (words == 0 && (a.hint_word_ != &a.hint_bits_ || a.hint_bits_ != bitmap::all_ones))
+        err << "no blocks, but the hint word is not the object's own full word; ";
+    }
     if (words == 0) return err.str();
+    // The bitmap as the block sees it: single-threaded, word start_ is hint_bits_ between calls (bits_[start_] may
+    // be older).
+    std::vector<std::uint64_t> logical(a.bits_, a.bits_ + words);
+    if constexpr (A::cached) {
+      if (a.start_ < words) logical[a.start_] = a.hint_bits_;
+    }
+    const std::uint64_t* bits = logical.data();
     if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";
     if constexpr (!Shared) {
       if (a.start_ >= words) err << "start " << a.start_ << " >= words " << words << "; ";
@@ -56,7 +67,7 @@ struct BitmappedBlockInspector {
           err << "word " << w << " before the hint (" << a.start_ << ") is not full; ";
           break;
         }
-      if (a.hint_word_ != bits + a.start_) err << "hint_word_ is not bits_ + start_; ";
+      if (a.hint_word_ != a.bits_ + a.start_) err << "hint_word_ is not bits_ + start_; ";
       if (a.hint_base_ != a.payload_ + a.start_ * 64 * a.bs()) err << "hint_base_ does not follow start_; ";
     }
     if constexpr (A::multi) {

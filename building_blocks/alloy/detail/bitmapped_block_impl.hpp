@@ -108,6 +108,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
   // The single-threaded multiblock fast path masks the hint word with the fresh cursor (hint_fresh_).
   static constexpr bool fresh_masked = multi && !Shared;
+  // Single-threaded: between calls the hint word's bits live in the object (hint_bits_), as in the one-word floor:
+  // the single-block fast paths read and write that member only, with no pointer to load (W1). bits_[start_] is
+  // brought up to date when any other path starts and the member reloaded when it ends (HintSync, and Guard), so
+  // everything else works on bits_ as before. Queries that read the bitmap without a guard use word_now.
+  static constexpr bool cached = !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
  public:
@@ -199,8 +204,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   [[nodiscard]] Ternary empty() const noexcept {
     if (words_ == 0) return Ternary::yes;
     for (std::size_t i = 0; i + 1 < words_; ++i)
-      if (load(i) != 0) return Ternary::no;
-    return to_ternary(load(words_ - 1) == pad_mask());
+      if (word_now(i) != 0) return Ternary::no;
+    return to_ternary(word_now(words_ - 1) == pad_mask());
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -210,11 +215,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (!Shared) {
       // The single-block fast path: one word, the one at the search hint (every word before it is full).
       if (n - 1 < bs()) [[likely]] {
-        // hint_word_ is bits_ + start_ and hint_base_ the payload of its first block (see sync_hint): no index
-        // arithmetic. hint_word_ is never null: the full sentinel word when there is no block.
-        std::uint64_t* const hw = hint_word_;
+        // hint_bits_ is word start_ (see `cached`; all ones when there is no block) and hint_base_ the payload of
+        // its first block (see sync_hint): no pointer and no index arithmetic.
         std::byte* const base = hint_base_;
-        const std::uint64_t w = *hw;
+        const std::uint64_t w = hint_bits_;
         std::uint64_t free = ~w;
         // Multiblock: only the hint word's blocks below the fresh cursor (hint_fresh_), so that this path never
         // moves the cursor; the first free block at or past it is taken by alloc1, which does. First fit still
@@ -222,7 +226,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         if constexpr (multi) free &= hint_fresh_;
         if (free) [[likely]] {
           const std::size_t j = count_trailing_zeros(free);
-          *hw = w | (std::uint64_t{1} << j);
+          hint_bits_ = w | (std::uint64_t{1} << j);
           if constexpr (Starts) mark_start(start_ * 64 + j, 1);
           std::byte* const p = base + j * bs();
           // A free bit means there are blocks, so the payload is not null: telling the compiler lets a caller's
@@ -230,7 +234,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           if (p == nullptr) __builtin_unreachable();
           return {p, n};
         }
-        const std::size_t idx = alloc1();
+        const std::size_t idx = alloc1_synced();
         if (idx == npos) return {};
         return {payload_ + idx * bs(), n};
       }
@@ -245,9 +249,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (k - 1 >= blocks_) return {};  // n == 0, or more blocks than exist
       std::size_t i;
       if (k == 1) {
-        i = alloc1();
+        i = alloc1();  // Shared only: single-threaded, n <= block size took the fast path
       } else if (summarized && k <= 64) {
-        i = alloc_small(static_cast<unsigned>(k));
+        i = alloc_small(static_cast<unsigned>(k));  // syncs the hint word itself, when it probes it
       } else {
         Guard g(this);
         i = alloc_blocks(k);
@@ -407,22 +411,28 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::size_t d = offset_from(hint_base_, b.ptr);
         if (d < hint_bytes()) [[likely]] {
           const std::size_t j = d / bs();
-          ALLOY_ASSERT((*hint_word_ >> j) & 1u,
+          ALLOY_ASSERT((hint_bits_ >> j) & 1u,
                        "BitmappedBlock::deallocate: double free (the block is not allocated)");
-          *hint_word_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
+          hint_bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
           return true;
         }
+        // Not the hint word (the path above), so bits_[wi] is current; hint_bits_ only goes back to bits_ when
+        // the hint moves back to wi (W2's shuffled drain frees here, mostly after the hint).
         const std::size_t off = offset_of(b.ptr);
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
         ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u,
                      "BitmappedBlock::deallocate: double free (the block is not allocated)");
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
-        if constexpr (summarized) {
-          freed_off_hint(i);  // not the hint word (the path above)
-        } else {
-          if (wi < start_) set_start(wi);
+        if (wi < start_) {
+          HintSync sync(this);
+          if constexpr (summarized) lower_start(wi);
+          else set_start(wi);
         }
+        // Its byte and the previous word's to 64 (a bound; wi - 1 may be the hint word). The exact raise
+        // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
+        // under 2% (measured 2026-11-22).
+        if constexpr (summarized) raise_summary(wi);
         return true;
       }
     } else {
@@ -436,17 +446,27 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!check_owned(b)) return false;
     const std::size_t off = offset_of(b.ptr);
     const std::size_t i = off / bs();
+    if constexpr (summarized) {
+      // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
+      // release_in_word reads and writes words wf - 1 to wf + 1 only, and moves the hint only back to wf: past
+      // the hint's next word none of them is the hint word, so hint_bits_ needs no round trip through bits_.
+      const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: single_block took size 0
+      if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
+        const std::size_t wf = i / 64;
+        if (wf > start_ + 1) [[likely]] {
+          clear_in_word(wf, p, static_cast<unsigned>(k));  // past the hint: it does not move
+          raise_one_word(wf, p);
+        } else {
+          release_in_word_synced(wf, p, static_cast<unsigned>(k));
+        }
+        return true;
+      }
+    }
+    HintSync sync(this);
     if constexpr (!multi) {
       release1(i);
     } else {
       const std::size_t k = b.size ? divide_round_up(off + b.size, bs()) - i : 1;
-      if constexpr (summarized) {
-        // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
-        if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
-          release_in_word(i / 64, p, static_cast<unsigned>(k));
-          return true;
-        }
-      }
       if (k == 1) {
         release1(i);
       } else if (summarized && k <= 64) {
@@ -477,7 +497,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!payload_ || address_of(p) < address_of(payload_) || address_of(p) - address_of(payload_) >= payload_bytes())
       return Ternary::no;
     const std::size_t blk = (address_of(p) - address_of(payload_)) / bs();
-    if (!bitmap::test(bits_, blk)) return Ternary::no;
+    if (!((word_now(blk / 64) >> (blk % 64)) & 1u)) return Ternary::no;
     const std::uint64_t* st = starts();
     const std::size_t s = bitmap::find_set_backward(st, blk);
     ALLOY_ASSERT(s != npos, "BitmappedBlockWithInternalPointers: corrupt start bitmap");
@@ -487,7 +507,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     while (e < blocks_) {
       const std::size_t wi = e / 64;
       const unsigned b = static_cast<unsigned>(e % 64);
-      const std::uint64_t stop = (st[wi] | ~bits_[wi]) & (all_ones << b);
+      const std::uint64_t stop = (st[wi] | ~word_now(wi)) & (all_ones << b);
       if (stop) {
         e = wi * 64 + static_cast<unsigned>(std::countr_zero(stop));
         break;
@@ -514,9 +534,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
   std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
   // Kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_, bits_ or
-  // payload_ changes: the single-block allocate works from them without index arithmetic.
-  std::uint64_t* hint_word_ = bitmap::sentinel();
+  // payload_ changes: the single-block allocate works from them without index arithmetic. Single-threaded without
+  // blocks, hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
+  std::uint64_t* hint_word_ = no_block_hint_word();
   std::byte* hint_base_ = nullptr;
+  // Single-threaded: word start_'s bits between calls (see `cached`); bits_[start_] may be older.
+  [[no_unique_address]] std::conditional_t<cached, std::uint64_t, NoWord> hint_bits_ = no_block_hint_bits();
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
   [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
@@ -572,6 +595,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       std::memset(sum_ - 1, 0, summary_bytes());
       std::memset(sum_, 64, words_);
     }
+    load_hint();
   }
   std::size_t summary_bytes() const noexcept { return words_ + 65; }
   // Runs starting in word wi and in word wi - 1 may have grown.
@@ -584,11 +608,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // longer run than the snapshot had); otherwise the byte goes to 64. Called before the summary is read or the hint
   // moves back. (Words before the hint are full, so any byte bounds them: when the hint moves forward the stale byte
   // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
-  void refresh_hint_byte() noexcept {
+  // In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
+  void refresh_hint_byte() noexcept { refresh_hint_byte(*hint_word_); }
+  void refresh_hint_byte(std::uint64_t w) noexcept {
     if constexpr (summarized) {
-      const std::uint64_t w = *hint_word_;
       if (hint_snap_ & ~w) sum_[start_] = 64;
       hint_snap_ = w;
+    } else {
+      (void)w;
     }
   }
   void reset_snap() noexcept {  // every byte bounds its word (a fresh or reset summary)
@@ -605,14 +632,6 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       refresh_hint_byte();
       set_start(wi);
     }
-  }
-  // The single-block free of block i, outside the hint word (off the fast path's one compare).
-  // Raising the two bytes to 64 (an upper bound, always valid) costs two stores; the exact raise (raise_one_word,
-  // still used by multi-block frees)
-  // cost W2's shuffled drain about 1.5 ns per free and bought W3 under 2% (measured 2026-11-22).
-  void freed_off_hint(std::size_t i) noexcept {
-    lower_start(i / 64);
-    raise_summary(i / 64);
   }
   // Bits from p of word wf were just freed (within that word): raise the bytes of the one run that grew, exactly
   // (its part in wf continued into wf + 1's head; the free tail of wf - 1 continued into it).
@@ -774,6 +793,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
     mem_ = {};
+    if constexpr (cached) hint_bits_ = all_ones;
     sync_hint();
     reset_snap();
   }
@@ -787,6 +807,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     mem_ = std::exchange(o.mem_, Block{});
     sum_ = std::exchange(o.sum_, nullptr);
     hint_snap_ = o.hint_snap_;
+    if constexpr (cached) {
+      hint_bits_ = o.hint_bits_;
+      o.hint_bits_ = all_ones;
+    }
     sync_hint();
     o.sync_hint();
     o.reset_snap();
@@ -797,8 +821,55 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     sync_hint();
     if (moved) reset_snap();  // a word that was not the hint: its byte bounds it (the same word keeps its snapshot)
   }
+  std::uint64_t* no_block_hint_word() noexcept {
+    if constexpr (cached) return &hint_bits_;
+    else return bitmap::sentinel();
+  }
+  static auto no_block_hint_bits() noexcept {
+    if constexpr (cached) return all_ones;
+    else return NoWord{};
+  }
+  // The hint word in bits_ brought up to date from hint_bits_, and hint_bits_ reloaded from it (single-threaded).
+  void flush_hint() noexcept {
+    if constexpr (cached) {
+      pin_hint_bits();
+      *hint_word_ = hint_bits_;
+    }
+  }
+  void load_hint() noexcept {
+    if constexpr (cached) {
+      hint_bits_ = *hint_word_;
+      pin_hint_bits();
+    }
+  }
+  // No instruction. The fast paths and the slower paths both read and write hint_bits_; GCC hoisted the reads above
+  // deallocate's fast-path test and merged the writes below it, which split the fast free's `and` into a load and a
+  // store (one more instruction per W1 pair). This tells it the member may change here, so it does neither.
+  void pin_hint_bits() noexcept {
+#if defined(__GNUC__)
+    if constexpr (cached) __asm__("" : "+m"(hint_bits_));
+#endif
+  }
+  // Word i of the bitmap as it is now, for queries that run without a guard (hint_bits_ for the hint word).
+  [[nodiscard]] std::uint64_t word_now(std::size_t i) const noexcept {
+    if constexpr (cached) {
+      if (i == start_) return hint_bits_;
+    }
+    return load(i);
+  }
+  // Single-threaded: the paths other than the single-block fast paths work on bits_ between its construction and
+  // its destruction (see `cached`). Not nested, and no fast path runs inside one. Nothing for SharedBitmappedBlock.
+  struct HintSync {
+    BitmappedBlockImpl* self;
+    explicit HintSync(BitmappedBlockImpl* s) noexcept : self(s) { self->flush_hint(); }
+    ~HintSync() { self->load_hint(); }
+    HintSync(const HintSync&) = delete;
+    HintSync& operator=(const HintSync&) = delete;
+  };
+
   void sync_hint() noexcept {
-    hint_word_ = bits_ + start_;
+    if constexpr (cached) hint_word_ = words_ ? bits_ + start_ : &hint_bits_;
+    else hint_word_ = bits_ + start_;
     hint_base_ = payload_ + start_ * 64 * bs();
     if constexpr (fresh_masked) {
       const std::size_t first = start_ * 64;
@@ -871,17 +942,21 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
 
   // Multiblock operations of SharedBitmappedBlock hold a spin lock; single-block allocate/deallocate never do.
+  // Single-threaded, a Guard is a HintSync.
   struct Guard {
-    const BitmappedBlockImpl* self;
-    explicit Guard(const BitmappedBlockImpl* s) noexcept : self(s) {
+    BitmappedBlockImpl* self;
+    explicit Guard(BitmappedBlockImpl* s) noexcept : self(s) {
       if constexpr (Shared) {
         std::atomic_ref<std::uint32_t> l(self->lock_);
         while (l.exchange(1, std::memory_order_acquire))
           while (l.load(std::memory_order_relaxed)) std::this_thread::yield();
+      } else {
+        self->flush_hint();
       }
     }
     ~Guard() {
       if constexpr (Shared) std::atomic_ref<std::uint32_t>(self->lock_).store(0, std::memory_order_release);
+      else self->load_hint();
     }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
@@ -908,6 +983,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // ----------------------------------------------------------------------------------------------------------
   // Single block
 
+  // The single-threaded fast path's fallback, out of line (inlined, its HintSync made GCC stop inlining allocate
+  // into W3's loop).
+  [[gnu::noinline]] std::size_t alloc1_synced() noexcept requires(!Shared) {
+    HintSync sync(this);
+    return alloc1();
+  }
   std::size_t alloc1() noexcept {
     if constexpr (Shared) {
       if (words_ == 0) return npos;
@@ -1045,16 +1126,24 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   // The single-threaded path for 2 <= k <= 64: the summary finds a word, probe_small takes the run or lowers the
   // word's byte, and the search goes on from the next word.
+  // Called outside a HintSync: the hint word is hint_bits_. Only a probe of the hint word itself needs it in bits_
+  // (a probe of word i reads and writes words i and i + 1 and moves the hint only when i is the hint word).
   std::size_t alloc_small(unsigned k) noexcept {
     if constexpr (summarized) {
-      refresh_hint_byte();
+      refresh_hint_byte(hint_bits_);
       // Most searches end at the first word the first summary step finds: that step and that word here, with no
       // loop; the rest in alloc_small_from, out of line, so that this path keeps few registers live.
       const std::size_t i = next_fit_word(start_, k);
       if (i >= words_) return npos;
-      const std::size_t idx = probe_small(i, k);
+      std::size_t idx;
+      if (i != start_) [[likely]] {
+        idx = probe_small(i, k);
+      } else {
+        HintSync sync(this);
+        idx = probe_small(i, k);
+      }
       if (idx != npos) [[likely]] return idx;
-      return alloc_small_from(i + 1, k);
+      return alloc_small_from(i + 1, k);  // words past the hint only
     } else {
       (void)k;
       return npos;
@@ -1138,11 +1227,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Clears bits [p, p + k) of word wf (p + k <= 64; the caller checked they were set in debug builds), then raises
   // the bytes of the one run that grew, exactly.
   [[gnu::always_inline]] void release_in_word(std::size_t wf, unsigned p, unsigned k) noexcept requires summarized {
+    clear_in_word(wf, p, k);
+    lower_start(wf);
+    raise_one_word(wf, p);
+  }
+  // Out of line: inlined, its HintSync gave every multi-block free a stack frame (W3).
+  [[gnu::noinline]] void release_in_word_synced(std::size_t wf, unsigned p, unsigned k) noexcept requires summarized {
+    HintSync sync(this);
+    release_in_word(wf, p, k);
+  }
+  [[gnu::always_inline]] void clear_in_word(std::size_t wf, unsigned p, unsigned k) noexcept requires summarized {
     ALLOY_ASSERT(bitmap::range_is(bits_, wf * 64 + p, k, true),
                  "BitmappedBlock::deallocate: double free (a block is not allocated)");
     bits_[wf] &= ~(bitmap::low_mask(k) << p);
-    lower_start(wf);
-    raise_one_word(wf, p);
   }
 
   // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.

@@ -51,8 +51,11 @@ alloy::test::DiffStats diff(A& a, bool multi, std::size_t ops, DiffOptions o, bo
   CHECK(st.allocations > ops / 8);
   CHECK(st.failures > 0);  // the arena fills up at times: exhaustion is exercised too
   CHECK(a.empty() == alloy::Ternary::yes);
+  // allocate_all succeeds only on an empty block: after the deallocate_alls of a long enough run.
+  if (multi && o.allocate_all && st.deallocate_alls >= 8) CHECK(st.allocate_alls > 0);
   MESSAGE("ops " << st.ops << " allocations " << st.allocations << " failures " << st.failures << " expansions "
-                 << st.expansions << " reallocations " << st.reallocations << " peak live " << st.peak_live);
+                 << st.expansions << " reallocations " << st.reallocations << " peak live " << st.peak_live
+                 << " allocate_all " << st.allocate_alls);
   return st;
 }
 

@@ -40,6 +40,11 @@ struct DiffOptions {
   bool aligned_reallocate = true;
   bool deallocate_all = true;        // about once every `deallocate_all_every` ops
   std::size_t deallocate_all_every = 20'000;
+  // With a model that has allocate_all: right after every deallocate_all (half the time) and about once every
+  // `allocate_all_every` ops (where it mostly fails: the allocator is seldom empty); a success goes into a slot and
+  // is deallocated, expanded, reallocated and queried like any other block.
+  bool allocate_all = true;
+  std::size_t allocate_all_every = 5'000;
   bool contents = true;              // write and check patterns
   bool expect_allocations = true;    // the run is vacuous unless some allocation succeeded
   // When `check_invariants(a)` exists (found by argument-dependent lookup; it returns "" or what is broken): called
@@ -49,7 +54,8 @@ struct DiffOptions {
 
 struct DiffStats {
   std::size_t ops = 0, allocations = 0, failures = 0, deallocations = 0, refused_deallocations = 0, expansions = 0,
-              failed_expansions = 0, reallocations = 0, failed_reallocations = 0, deallocate_alls = 0;
+              failed_expansions = 0, reallocations = 0, failed_reallocations = 0, deallocate_alls = 0,
+              allocate_alls = 0;
   std::size_t peak_live = 0, peak_live_bytes = 0;
 };
 
@@ -112,6 +118,24 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     return !o.contents || check_pattern(a, now, slots[s].seed, slots[s].written);
   };
 
+  // allocate_all into slot s (empty), in lockstep with the model.
+  auto try_allocate_all = [&](std::size_t s) {
+    if constexpr (has_allocate_all<A> && requires { model.allocate_all(); }) {
+      const Block b = a.allocate_all();
+      const Block bm = model.allocate_all();
+      if (!(b == bm)) return false;
+      if (b) {
+        ++st.allocations;
+        ++st.allocate_alls;
+        if (overlaps_live(b, s)) return false;
+        remember(s, b);
+      }
+    } else {
+      (void)s;
+    }
+    return true;
+  };
+  [[maybe_unused]] constexpr bool lockstep_allocate_all = has_allocate_all<A> && requires { model.allocate_all(); };
   auto invariants = [&]() -> std::string {
     if constexpr (requires { { check_invariants(a) } -> std::convertible_to<std::string>; }) return check_invariants(a);
     else return {};
@@ -132,7 +156,18 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
           if (slots[s].b) forget(s);
         ++st.deallocate_alls;
         if constexpr (has_empty<A>) ALLOY_DIFF_CHECK(a.empty() == Ternary::yes);
+        if constexpr (lockstep_allocate_all) {
+          if (o.allocate_all && rng.below(2)) ALLOY_DIFF_CHECK(try_allocate_all(rng.below(slots.size())));
+        }
         continue;
+      }
+    }
+    if constexpr (lockstep_allocate_all) {
+      if (o.allocate_all && o.allocate_all_every && rng.below(o.allocate_all_every) == 0) {
+        if (const std::size_t s = rng.below(slots.size()); !slots[s].b) {
+          ALLOY_DIFF_CHECK(try_allocate_all(s));
+          continue;
+        }
       }
     }
     const std::size_t s = rng.below(slots.size());
@@ -185,6 +220,17 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
         Block rm{};
         ALLOY_DIFF_CHECK(t == model.resolve_internal_pointer(p, rm));
         ALLOY_DIFF_CHECK(r == rm);
+      }
+      // And anywhere in the payload and one block past it: free blocks, the slack past a block's size, the end.
+      if constexpr (requires { model.resolve_internal_pointer(p, r); a.payload(); a.block_count(); a.block_size(); }) {
+        if (a.payload()) {
+          const auto* q = static_cast<const unsigned char*>(
+              to_pointer(address_of(a.payload()) + rng.below((a.block_count() + 1) * a.block_size())));
+          Block ra{}, rm{};
+          const Ternary ta = a.resolve_internal_pointer(q, ra);
+          ALLOY_DIFF_CHECK(ta == model.resolve_internal_pointer(q, rm));
+          if (ta == Ternary::yes) ALLOY_DIFF_CHECK(ra == rm);
+        }
       }
     }
     const unsigned what = static_cast<unsigned>(rng.below(10));

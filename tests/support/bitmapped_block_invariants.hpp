@@ -56,7 +56,11 @@ struct BitmappedBlockInspector {
     // be older).
     std::vector<std::uint64_t> logical(a.bits_, a.bits_ + words);
     if constexpr (A::cached) {
-      if (a.start_ < words) logical[a.start_] = a.hint_bits_;
+      if (a.start_ < words) logical[a.start_] = a.hint_logical();
+    }
+    if constexpr (A::fresh_masked) {
+      if ((a.hint_bits_ | a.hint_fresh_) != bitmap::all_ones)
+        err << "hint_bits_ does not show the hint word's blocks at or past the fresh cursor as taken; ";
     }
     const std::uint64_t* bits = logical.data();
     if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";

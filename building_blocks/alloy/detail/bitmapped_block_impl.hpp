@@ -106,7 +106,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
   // word-by-word search from the hint).
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
-  // The single-threaded multiblock fast path masks the hint word with the fresh cursor (hint_fresh_).
+  // Single-threaded multiblock: hint_fresh_ masks the hint word's blocks below the fresh cursor, and hint_bits_ shows
+  // the others as taken (see hint_logical).
   static constexpr bool fresh_masked = multi && !Shared;
   // Single-threaded: between calls the hint word's bits live in the object (hint_bits_), as in the one-word floor:
   // the single-block fast paths read and write that member only, with no pointer to load (W1). bits_[start_] is
@@ -217,13 +218,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (n - 1 < bs()) [[likely]] {
         // hint_bits_ is word start_ (see `cached`; all ones when there is no block) and hint_base_ the payload of
         // its first block (see sync_hint): no pointer and no index arithmetic.
+        // Multiblock: hint_bits_ shows the blocks at or past the fresh cursor as taken (see hint_logical), so that
+        // this path never moves the cursor; the first free block at or past it is taken by alloc1, which does.
+        // First fit still holds: when the lowest free block is at or past the cursor, nothing is left here and
+        // alloc1 finds it.
         std::byte* const base = hint_base_;
         const std::uint64_t w = hint_bits_;
-        std::uint64_t free = ~w;
-        // Multiblock: only the hint word's blocks below the fresh cursor (hint_fresh_), so that this path never
-        // moves the cursor; the first free block at or past it is taken by alloc1, which does. First fit still
-        // holds: when the lowest free block is at or past the cursor, nothing is left here and alloc1 finds it.
-        if constexpr (multi) free &= hint_fresh_;
+        const std::uint64_t free = ~w;
         if (free) [[likely]] {
           const std::size_t j = count_trailing_zeros(free);
           hint_bits_ = w | (std::uint64_t{1} << j);
@@ -253,8 +254,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       } else if (summarized && k <= 64) {
         i = alloc_small(static_cast<unsigned>(k));  // syncs the hint word itself, when it probes it
       } else {
-        Guard g(this);
-        i = alloc_blocks(k);
+        i = alloc_blocks_guarded(k);
       }
       if (i == npos) return {};
       return {payload_ + i * bs(), n};
@@ -411,7 +411,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::size_t d = offset_from(hint_base_, b.ptr);
         if (d < hint_bytes()) [[likely]] {
           const std::size_t j = d / bs();
-          ALLOY_ASSERT((hint_bits_ >> j) & 1u,
+          ALLOY_ASSERT((hint_logical() >> j) & 1u,
                        "BitmappedBlock::deallocate: double free (the block is not allocated)");
           hint_bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
           return true;
@@ -541,7 +541,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Single-threaded: word start_'s bits between calls (see `cached`); bits_[start_] may be older.
   [[no_unique_address]] std::conditional_t<cached, std::uint64_t, NoWord> hint_bits_ = no_block_hint_bits();
   std::size_t fresh_ = 0;  // blocks at and after it were never allocated
-  // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint).
+  // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint; set_fresh
+  // also clears the blocks it brings below the cursor in hint_bits_).
   [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
   // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
   [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoWord> hint_snap_{};
@@ -833,14 +834,25 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void flush_hint() noexcept {
     if constexpr (cached) {
       pin_hint_bits();
-      *hint_word_ = hint_bits_;
+      *hint_word_ = hint_logical();
     }
   }
   void load_hint() noexcept {
-    if constexpr (cached) {
+    if constexpr (fresh_masked) {
+      hint_bits_ = *hint_word_ | ~hint_fresh_;
+      pin_hint_bits();
+    } else if constexpr (cached) {
       hint_bits_ = *hint_word_;
       pin_hint_bits();
     }
+  }
+  // The hint word as it is, outside a HintSync. Multiblock: hint_bits_ also has the bits of the blocks at or past the
+  // fresh cursor set (the fast allocate needs no mask); their true bits, 0 for never-used blocks and 1 for padding,
+  // are bits_[start_]'s, which only a HintSync writes.
+  [[nodiscard]] std::uint64_t hint_logical() const noexcept {
+    if constexpr (fresh_masked) return (hint_bits_ & hint_fresh_) | (*hint_word_ & ~hint_fresh_);
+    else if constexpr (cached) return hint_bits_;
+    else return 0;
   }
   // No instruction. The fast paths and the slower paths both read and write hint_bits_; GCC hoisted the reads above
   // deallocate's fast-path test and merged the writes below it, which split the fast free's `and` into a load and a
@@ -853,7 +865,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Word i of the bitmap as it is now, for queries that run without a guard (hint_bits_ for the hint word).
   [[nodiscard]] std::uint64_t word_now(std::size_t i) const noexcept {
     if constexpr (cached) {
-      if (i == start_) return hint_bits_;
+      if (i == start_) return hint_logical();
     }
     return load(i);
   }
@@ -878,7 +890,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
   void set_fresh(std::size_t v) noexcept {  // single-threaded
     fresh_ = v;
-    sync_hint();
+    if constexpr (fresh_masked) {
+      // The hint word's blocks that the raise brings below the cursor were never used: free in hint_bits_ too.
+      // (Outside a HintSync, alloc_small's probe of a later word raises it; inside one the reload overwrites this.)
+      const std::uint64_t old = hint_fresh_;
+      sync_hint();
+      hint_bits_ &= ~(hint_fresh_ & ~old);
+    } else {
+      sync_hint();
+    }
   }
   // Bytes of payload covered by the hint word: 64 blocks. (A block size above SIZE_MAX / 64 gets no blocks, so
   // hint_base_ is null and no pointer of a live block can pass the wrapped product.)
@@ -1075,6 +1095,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // ----------------------------------------------------------------------------------------------------------
   // Multiblock (k >= 2, or any k for aligned_allocate): exact first fit. Shared: under the lock, claimed by CAS.
 
+  // Out of line, so that allocate stays small enough for GCC to inline it into a caller's loop (W3).
+  [[gnu::noinline]] std::size_t alloc_blocks_guarded(std::size_t k) noexcept {
+    Guard g(this);
+    return alloc_blocks(k);
+  }
   std::size_t alloc_blocks(std::size_t k) noexcept {
     refresh_hint_byte();
     for (std::size_t from = Shared ? 0 : start_;;) {
@@ -1130,7 +1155,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // (a probe of word i reads and writes words i and i + 1 and moves the hint only when i is the hint word).
   std::size_t alloc_small(unsigned k) noexcept {
     if constexpr (summarized) {
-      refresh_hint_byte(hint_bits_);
+      // The hint word without the padding bits of a last word (hint_logical without its load): a snapshot with
+      // fewer blocks taken only makes the byte go to 64 sooner, never leaves it too low.
+      refresh_hint_byte(hint_bits_ & hint_fresh_);
       // Most searches end at the first word the first summary step finds: that step and that word here, with no
       // loop; the rest in alloc_small_from, out of line, so that this path keeps few registers live.
       const std::size_t i = next_fit_word(start_, k);

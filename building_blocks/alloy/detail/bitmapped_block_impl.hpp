@@ -892,7 +892,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     fresh_ = v;
     if constexpr (fresh_masked) {
       // The hint word's blocks that the raise brings below the cursor were never used: free in hint_bits_ too.
-      // (Outside a HintSync, alloc_small's probe of a later word raises it; inside one the reload overwrites this.)
+      // Inside a HintSync the reload overwrites this. Outside one only alloc_small's probe of a later word raises
+      // the cursor, and the summary sends a search to the hint word first while it has never-used blocks (their
+      // run goes on into the next word, all free), so today this changes nothing; it keeps the rule local.
       const std::uint64_t old = hint_fresh_;
       sync_hint();
       hint_bits_ &= ~(hint_fresh_ & ~old);

@@ -56,6 +56,13 @@ static_assert(sizeof(BitmappedBlock<64, 64, Mallocator>) == 15 * sizeof(void*));
 static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 13 * sizeof(void*));
 static_assert(sizeof(BitmappedBlock<choose_at_runtime, 64, Mallocator>) == 16 * sizeof(void*));
 static_assert(sizeof(BitmappedBlock<64, 64, alloy::Ref<Mallocator>>) == 16 * sizeof(void*));
+// A default-constructed block is constant-initialized, so a namespace-scope one is ready before any static
+// initializer of another translation unit uses it (found in review: the cached hint word's initializers were not
+// constexpr, and such a block handed out null blocks before its dynamic initialization).
+constinit BitmappedBlock<64, 16, Mallocator> constinit_multi;
+constinit BitmappedBlock<64, 16, Mallocator, Multiblock::no> constinit_single;
+constinit SharedBitmappedBlock<64, 16, Mallocator> constinit_shared;
+constinit BitmappedBlockWithInternalPointers<64, 16, Mallocator> constinit_starts;
 // Constructors exist exactly as in D.
 static_assert(std::is_constructible_v<BitmappedBlock<64>, std::span<std::byte>>);
 static_assert(!std::is_constructible_v<BitmappedBlock<64>, std::size_t>);  // NullAllocator: a span only
@@ -478,6 +485,29 @@ TEST_CASE("BitmappedBlock over NoAccessAllocator: every primitive, the payload n
   CHECK(!a.allocate_fresh(10));  // allocate_all used every block once
   CHECK(a.allocate(10));
   CHECK(a.empty() == Ternary::no);
+}
+
+TEST_CASE("BitmappedBlock: a constant-initialized, default-constructed block has no blocks, then takes some") {
+  auto check = [](auto& g) {
+    const Block b = g.allocate(8);
+    CHECK(!b);
+    CHECK(b.size == 0);  // {}: not a null pointer with a size
+    CHECK(g.deallocate(Block{}));  // an empty Block: nothing to do
+    CHECK(g.empty() == Ternary::yes);
+    CHECK(g.block_count() == 0);
+    using G = std::remove_reference_t<decltype(g)>;
+    g = G(64 * 64);
+    const Block c = g.allocate(8);
+    CHECK(c);
+    CHECK(g.owns(c) == Ternary::yes);
+    CHECK(g.deallocate(c));
+    g = G();
+    CHECK(!g.allocate(8));
+  };
+  check(constinit_multi);
+  check(constinit_single);
+  check(constinit_shared);
+  check(constinit_starts);
 }
 
 // Bookkeeping that records what it hands out: a release with another size (or of something it never gave) would

@@ -822,11 +822,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     sync_hint();
     if (moved) reset_snap();  // a word that was not the hint: its byte bounds it (the same word keeps its snapshot)
   }
-  std::uint64_t* no_block_hint_word() noexcept {
+  // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
+  // translation units' static initializers; found in review).
+  constexpr std::uint64_t* no_block_hint_word() noexcept {
     if constexpr (cached) return &hint_bits_;
     else return bitmap::sentinel();
   }
-  static auto no_block_hint_bits() noexcept {
+  static constexpr auto no_block_hint_bits() noexcept {
     if constexpr (cached) return all_ones;
     else return NoWord{};
   }

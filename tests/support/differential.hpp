@@ -118,9 +118,10 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     return !o.contents || check_pattern(a, now, slots[s].seed, slots[s].written);
   };
 
+  [[maybe_unused]] constexpr bool lockstep_allocate_all = has_allocate_all<A> && requires { model.allocate_all(); };
   // allocate_all into slot s (empty), in lockstep with the model.
   auto try_allocate_all = [&](std::size_t s) {
-    if constexpr (has_allocate_all<A> && requires { model.allocate_all(); }) {
+    if constexpr (lockstep_allocate_all) {
       const Block b = a.allocate_all();
       const Block bm = model.allocate_all();
       if (!(b == bm)) return false;
@@ -135,7 +136,6 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     }
     return true;
   };
-  [[maybe_unused]] constexpr bool lockstep_allocate_all = has_allocate_all<A> && requires { model.allocate_all(); };
   auto invariants = [&]() -> std::string {
     if constexpr (requires { { check_invariants(a) } -> std::convertible_to<std::string>; }) return check_invariants(a);
     else return {};

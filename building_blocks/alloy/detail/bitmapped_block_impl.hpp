@@ -426,8 +426,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
         if (wi < start_) {
           HintSync sync(this);
-          if constexpr (summarized) lower_start(wi);
-          else set_start(wi);
+          lower_start(wi);
         }
         // Its byte and the previous word's to 64 (a bound; wi - 1 may be the hint word). The exact raise
         // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
@@ -446,31 +445,31 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!check_owned(b)) return false;
     const std::size_t off = offset_of(b.ptr);
     const std::size_t i = off / bs();
-    if constexpr (summarized) {
-      // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
-      // release_in_word reads and writes words wf - 1 to wf + 1 only, and moves the hint only back to wf: past
-      // the hint's next word none of them is the hint word, so hint_bits_ needs no round trip through bits_.
-      const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: single_block took size 0
-      if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
-        const std::size_t wf = i / 64;
-        if (wf > start_ + 1) [[likely]] {
-          clear_in_word(wf, p, static_cast<unsigned>(k));  // past the hint: it does not move
-          raise_one_word(wf, p);
-        } else {
-          release_in_word_synced(wf, p, static_cast<unsigned>(k));
-        }
-        return true;
-      }
-    }
-    HintSync sync(this);
     if constexpr (!multi) {
-      release1(i);
+      release1(i);  // SharedBitmappedBlock: a single-threaded Multiblock::no block freed above
     } else {
-      const std::size_t k = b.size ? divide_round_up(off + b.size, bs()) - i : 1;
+      const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: size 0 took a path above
+      if constexpr (summarized) {
+        // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
+        // release_in_word reads and writes words wf - 1 to wf + 1 only, and moves the hint only back to wf: past
+        // the hint's next word none of them is the hint word, so hint_bits_ needs no round trip through bits_.
+        if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
+          const std::size_t wf = i / 64;
+          if (wf > start_ + 1) [[likely]] {
+            clear_in_word(wf, p, static_cast<unsigned>(k));  // past the hint: it does not move
+            raise_one_word(wf, p);
+          } else {
+            release_in_word_synced(wf, p, static_cast<unsigned>(k));
+          }
+          return true;
+        }
+      }
+      HintSync sync(this);
       if (k == 1) {
-        release1(i);
-      } else if (summarized && k <= 64) {
-        release_small(i, static_cast<unsigned>(k));
+        release1(i);  // SharedBitmappedBlock, or no summary
+      } else if constexpr (summarized) {
+        if (k <= 64) release_small(i, static_cast<unsigned>(k));  // across two words (one took the path above)
+        else release_range(i, k);
       } else {
         release_range(i, k);
       }
@@ -794,7 +793,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     payload_ = nullptr;
     blocks_ = words_ = start_ = fresh_ = 0;
     mem_ = {};
-    if constexpr (cached) hint_bits_ = all_ones;
+    hint_bits_ = no_block_hint_bits();
     sync_hint();
     reset_snap();
   }
@@ -808,10 +807,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     mem_ = std::exchange(o.mem_, Block{});
     sum_ = std::exchange(o.sum_, nullptr);
     hint_snap_ = o.hint_snap_;
-    if constexpr (cached) {
-      hint_bits_ = o.hint_bits_;
-      o.hint_bits_ = all_ones;
-    }
+    hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
     sync_hint();
     o.sync_hint();
     o.reset_snap();
@@ -882,8 +878,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   };
 
   void sync_hint() noexcept {
-    if constexpr (cached) hint_word_ = words_ ? bits_ + start_ : &hint_bits_;
-    else hint_word_ = bits_ + start_;
+    hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
     hint_base_ = payload_ + start_ * 64 * bs();
     if constexpr (fresh_masked) {
       const std::size_t first = start_ * 64;
@@ -1233,26 +1228,17 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     return npos;
   }
 
-  // The single-threaded release of 2 <= k <= 64 blocks (one or two words).
-  void release_small(std::size_t i, unsigned k) noexcept {
+  // The single-threaded release of 2 <= k <= 64 blocks across two words (deallocate frees a run inside one word
+  // itself). Out of line, as release_range: inlined into deallocate, it gave every multi-block free a stack frame.
+  [[gnu::noinline]] void release_small(std::size_t i, unsigned k) noexcept requires summarized {
     std::uint64_t* const bits = bits_;
     const std::size_t e = i + k - 1, wf = i / 64, wl = e / 64;
+    ALLOY_ASSERT(wl == wf + 1, "internal: release_small is for a run across two words");
     ALLOY_ASSERT(bitmap::range_is(bits, i, k, true), "BitmappedBlock::deallocate: double free (a block is not allocated)");
-    if constexpr (summarized) {
-      const unsigned p = static_cast<unsigned>(i % 64);
-      if (p + k <= 64) [[likely]] {
-        release_in_word(wf, p, k);
-        return;
-      }
-    }
-    if (wf == wl) {
-      bits[wf] &= ~bitmap::mask(static_cast<unsigned>(i % 64), k);
-    } else {
-      bits[wf] &= ~(bitmap::all_ones << (i % 64));
-      bits[wl] &= ~bitmap::mask(0, static_cast<unsigned>(e % 64) + 1);
-    }
+    bits[wf] &= ~(bitmap::all_ones << (i % 64));
+    bits[wl] &= ~bitmap::mask(0, static_cast<unsigned>(e % 64) + 1);
     lower_start(wf);
-    if constexpr (summarized) raise_summary_range(i, k);
+    raise_summary_range(i, k);
   }
 
   // Clears bits [p, p + k) of word wf (p + k <= 64; the caller checked they were set in debug builds), then raises

@@ -321,6 +321,19 @@ TEST_CASE("BitmappedBlock: D's fresh-allocation scenario") {
   CHECK(!a.allocate_fresh(16));
 }
 
+// Phobos (ldc2 1.30) over a 65536-byte span, 4096-aligned, BitmappedBlock!(64, 16) and SharedBitmappedBlock!(64, 16)
+// alike: allocate(64) at 128, alignedAllocate(300, 256) at 256 (6 blocks over-allocated from 128 + 64), then
+// allocateFresh(64) at 768: the cursor passes the whole over-allocation, not only the blocks the result keeps.
+TEST_CASE_TEMPLATE("BitmappedBlock family: after aligned_allocate, allocate_fresh lands where D's does", A,
+                   BitmappedBlock<64, 16>, SharedBitmappedBlock<64, 16>) {
+  Arena m(65536);
+  A a(m.span());
+  CHECK(m.off(a.allocate(64)) == 128);
+  CHECK(m.off(a.aligned_allocate(300, 256)) == 256);
+  CHECK(m.off(a.allocate_fresh(64)) == 768);
+  CHECK(m.off(a.allocate(64)) == 192);  // the blocks given back before the aligned part are free again
+}
+
 TEST_CASE("BitmappedBlock: multi-block expand, reallocate in place, allocate_all") {
   BitmappedBlock<64, 8, Mallocator> a(10 * 64);
   Block buf = a.allocate(2 * 64);
@@ -427,6 +440,17 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     Block c = s.allocate(8);
     CHECK(s.deallocate(c));
     CHECK(signal_of_child([&] { s.deallocate(c); }) == SIGABRT);
+    // a Block of size 0 was never handed out (allocate(0) fails): foreign, even at a live block's address (D frees
+    // nothing for one; the fast path would free the block)
+    Block live = a.allocate(64), one = s.allocate(8);
+    CHECK(signal_of_child([&] { a.deallocate(Block{live.ptr, 0}); }) == SIGABRT);
+    CHECK(signal_of_child([&] { s.deallocate(Block{one.ptr, 0}); }) == SIGABRT);
+    SharedBitmappedBlock<64, 16, Mallocator> sh(4096);
+    Block t = sh.allocate(64);
+    CHECK(signal_of_child([&] { sh.deallocate(Block{t.ptr, 0}); }) == SIGABRT);
+    CHECK(a.deallocate(live));
+    CHECK(s.deallocate(one));
+    CHECK(sh.deallocate(t));
     // a run-time block size that is not a positive multiple of Alignment
     CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 24); }) == SIGABRT);
     CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 0); }) == SIGABRT);

@@ -405,7 +405,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       // The single-block fast paths (one test of the size first: W3 frees blocks of 1 to 8 blocks at random). A
       // foreign block is caught by ALLOY_ASSERT in debug builds only.
       if (single_block(b)) {
-        if (!check_owned_debug(b)) return false;
+        if (!check_deallocatable_debug(b)) return false;
         // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
         // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte).
         const std::size_t d = offset_from(hint_base_, b.ptr);
@@ -437,7 +437,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     } else {
       const std::size_t off = offset_of(b.ptr);
       if (!multi || off % bs() + b.size <= bs()) [[likely]] {
-        if (!check_owned_debug(b)) return false;
+        if (!check_deallocatable_debug(b)) return false;
         release1(off / bs());
         return true;
       }
@@ -989,9 +989,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     ALLOY_ASSERT(ok, "BitmappedBlock: this block did not come from this allocator");
     return ok;
   }
-  // deallocate's fast path checks in debug builds only (a foreign block breaks deallocate's precondition).
-  bool check_owned_debug(Block b) const noexcept {
+  // deallocate's fast path checks in debug builds only (a foreign block breaks deallocate's precondition). A
+  // non-null Block of size 0 is foreign too: allocate(0) fails, and no primitive leaves a live Block at size 0 (D
+  // frees nothing for one; in release builds the fast path frees the block it points into, so it is caught here).
+  bool check_deallocatable_debug(Block b) const noexcept {
 #if ALLOY_ENABLE_ASSERTS
+    ALLOY_ASSERT(b.size != 0, "BitmappedBlock::deallocate: a Block of size 0 was never handed out (allocate(0) "
+                              "fails); give back the Block that allocate returned");
     return check_owned(b);
 #else
     (void)b;
@@ -1119,6 +1123,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // all k and giving back the lead and tail afterwards (as the single-threaded block does) made lock-free
   // single-block allocations fail while those blocks were free (found in review). First fit from block 0 for one
   // block too: alloc1 would start at this thread's word.
+  // The fresh cursor still moves past all k blocks, so allocate_fresh afterwards lands where it does in D and in
+  // the single-threaded block.
   Block aligned_claim(std::size_t n, std::size_t a, std::size_t k) noexcept requires Shared {
     for (std::size_t from = 0;;) {
       const std::size_t i = find_run(from, k);
@@ -1128,7 +1134,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       const std::size_t first = i + static_cast<std::size_t>(res - start) / bs();
       const std::size_t end = divide_round_up(static_cast<std::size_t>(res - payload_) + n, bs());
       if (claim(first, end - first)) {
-        raise_fresh(end);
+        raise_fresh(i + k);  // past the whole over-allocation, as D and the single-threaded block
         return {res, n};
       }
       from = i / 64;  // a lock-free single-block allocation took a bit meanwhile: search again from there

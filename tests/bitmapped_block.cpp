@@ -137,6 +137,29 @@ TEST_CASE("BitmappedBlock: the hint word's summary byte bounds its tail run afte
   CHECK(blk(z) == 63);  // 63, 64, 65: the first fit
 }
 
+TEST_CASE("BitmappedBlock: the same, when the next word's head grows through a free of more than 64 blocks") {
+  // As above, but the free that grows word 1's head is a run of 128 blocks (release_range, which raises the bytes
+  // of the words before the run through head_grew): found by a mutation sweep, 2026-11-24 (the test above frees
+  // through the in-word path only).
+  BitmappedBlock<64, 64, Mallocator> a(256 * 64);
+  auto* base = static_cast<std::byte*>(a.payload());
+  auto blk = [&](Block b) { return static_cast<long>((static_cast<std::byte*>(b.ptr) - base) / 64); };
+  Block p[64];
+  for (auto& x : p) x = a.allocate(64);
+  Block x = a.allocate(128 * 64);  // 64..191
+  REQUIRE(blk(x) == 64);
+  a.deallocate(p[0]);
+  a.deallocate(p[63]);
+  Block y = a.allocate(128);  // 192, 193: the hint word's byte set exactly (1), a snapshot taken
+  REQUIRE(blk(y) == 192);
+  Block s0 = a.allocate(64), s63 = a.allocate(64);
+  REQUIRE((blk(s0) == 0 && blk(s63) == 63));
+  a.deallocate(x);
+  a.deallocate(s63);
+  Block z = a.allocate(3 * 64);
+  CHECK(blk(z) == 63);
+}
+
 TEST_CASE("BitmappedBlock over a span with NullAllocator bookkeeping: D's layout, no memory outside the span") {
   using Plain = BitmappedBlock<64>;
   using NoBook = BitmappedBlock<64, alloy::platform_alignment, alloy::NullAllocator, Multiblock::yes,
@@ -463,6 +486,16 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     CHECK(r.good_alloc_size(1) == 0);  // no request can succeed
   }
 #endif
+  SUBCASE("a span shorter than the padding to its first 8-aligned byte holds no block") {
+    alignas(8) std::byte buf[16] = {};
+    BitmappedBlock<64, 64, NullAllocator> a{std::span<std::byte>(buf + 1, 3)};  // 7 bytes of padding needed
+    CHECK(a.block_count() == 0);
+    CHECK(!a.allocate(1));
+    CHECK(a.empty() == Ternary::yes);
+    BitmappedBlock<16, 16, NullAllocator> b{std::span<std::byte>(buf + 1, 7)};  // exactly the padding: nothing left
+    CHECK(b.block_count() == 0);
+    CHECK(!b.allocate(1));
+  }
   SUBCASE("a huge run-time block size over a span: no overflow") {
     std::vector<std::byte> mem(4096);
     BitmappedBlock<choose_at_runtime> a(std::span<std::byte>(mem), std::size_t{1} << 62);

@@ -288,3 +288,57 @@ TEST_CASE("SharedBitmappedBlock: aligned_allocate does not make a lock-free allo
   for (Block b : held) CHECK(a.deallocate(b));
   CHECK(a.empty() == Ternary::yes);
 }
+
+// Found by a mutation sweep (2026-11-24): a locked multi-block allocate that loses a claim to a lock-free single
+// block must search the same word again (not skip it), and a claim across two words that fails on the second must
+// give back its bits in the first. Blocks [lo, hi) free, everything else held; one thread allocates and frees one
+// block in a loop, the main thread k blocks: the single thread holds at most one block, so when every k-run the
+// free range holds survives the loss of any one block, the main thread never fails.
+static void race_multi_against_single(std::size_t lo, std::size_t hi, std::size_t k, bool never_fails) {
+  CAPTURE(lo);
+  CAPTURE(k);
+  SharedBitmappedBlock<64, 16, Mallocator> a(64 * 128);
+  std::vector<Block> held;
+  while (Block b = a.allocate(64)) held.push_back(b);
+  REQUIRE(held.size() == 128);
+  auto index = [&](Block b) {
+    return static_cast<std::size_t>((static_cast<char*>(b.ptr) - static_cast<char*>(a.payload())) / 64);
+  };
+  std::erase_if(held, [&](Block b) { return index(b) >= lo && index(b) < hi && a.deallocate(b); });
+  std::atomic<bool> stop{false}, running{false};
+  std::atomic<long> misplaced{0};
+  std::thread t([&] {
+    running.store(true);
+    while (!stop.load(std::memory_order_relaxed))
+      if (Block y = a.allocate(64)) {
+        if (index(y) < lo || index(y) >= hi) misplaced.fetch_add(1);
+        a.deallocate(y);
+      }
+  });
+  while (!running.load()) std::this_thread::yield();  // race from the first iteration on
+  long failures = 0, successes = 0;
+  for (int i = 0; i < 500'000; ++i) {
+    const Block x = a.allocate(k * 64);
+    if (!x) {
+      ++failures;
+      continue;
+    }
+    ++successes;
+    if (index(x) < lo || index(x) + k > hi) misplaced.fetch_add(1);
+    a.deallocate(x);
+  }
+  stop.store(true);
+  t.join();
+  if (never_fails) CHECK(failures == 0);  // (the last case may fail throughout, while the other thread sleeps on 64)
+  CHECK(successes + failures == 500'000);
+  CHECK(misplaced.load() == 0);
+  for (Block b : held) CHECK(a.deallocate(b));
+  CHECK(a.empty() == Ternary::yes);  // no bit left behind by a claim that failed halfway
+  for (std::size_t i = 0; i < 128; ++i) CHECK(a.allocate(64));  // every block can be taken again
+}
+
+TEST_CASE("SharedBitmappedBlock: a multi-block allocate racing single blocks retries the word, undoes half claims") {
+  race_multi_against_single(8, 16, 2, true);    // inside word 0: 8 free blocks, one taken leaves a run of 2
+  race_multi_against_single(60, 68, 2, true);   // across words 0 and 1
+  race_multi_against_single(56, 72, 12, false); // every run of 12 crosses the word boundary; some fail
+}

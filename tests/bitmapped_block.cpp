@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -751,6 +752,51 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   BitmappedBlock<64, 16, Mallocator, Multiblock::no> none1(0);
   CHECK(none1.good_alloc_size(1) == 0);
   CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
+}
+
+// Found by the second mutation sweep (2026-11-24): a moved-from block must not keep the new owner's hint word (its
+// failing allocate would write into the new owner's bitmap), and over a device parent whose alignment is below the
+// block's and that has no aligned_allocate, the payload is aligned up inside the parent's block and ends inside it.
+TEST_CASE("BitmappedBlock: a moved-from block leaves the new owner's bitmap alone") {
+  BitmappedBlock<64, 16, Mallocator> a(128 * 64);  // two words
+  std::vector<Block> v;
+  for (int i = 0; i < 70; ++i) v.push_back(a.allocate(64));  // blocks 0..69: the hint moves to word 1
+  BitmappedBlock<64, 16, Mallocator> b(std::move(a));
+  CHECK(b.deallocate(v[0]));   // the hint moves back to word 0
+  CHECK(b.deallocate(v[64]));  // word 1, no longer the hint word
+  CHECK(!a.allocate(64));      // NOLINT(bugprone-use-after-move): a moved-from block has no blocks
+  int n = 0;
+  while (b.allocate(64)) ++n;
+  CHECK(n == 60);  // 0, 64 and 70..127
+}
+
+namespace {
+std::uintptr_t dev16_begin = 0, dev16_end = 0;
+struct Dev16 {  // device memory at 16-byte alignment only, at an address 16 mod 64, never touched; no aligned_allocate
+  static constexpr std::size_t alignment = 16;
+  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::device;
+  Block allocate(std::size_t n) const noexcept {
+    alignas(64) static std::byte pool[1 << 16];
+    if (n + 16 > sizeof pool) return {};
+    std::byte* const p = pool + 16;
+    dev16_begin = reinterpret_cast<std::uintptr_t>(p);
+    dev16_end = dev16_begin + n;
+    return {p, n};
+  }
+  bool deallocate(Block) const noexcept { return true; }
+};
+}  // namespace
+
+TEST_CASE("BitmappedBlock over a device parent with a smaller alignment: the payload ends inside its block") {
+  BitmappedBlock<64, 64, Dev16> a(16 * 64);
+  REQUIRE(a.block_count() == 16);
+  const auto pb = reinterpret_cast<std::uintptr_t>(a.payload()), pe = pb + a.block_count() * a.block_size();
+  CHECK(pb % 64 == 0);
+  CHECK(pb >= dev16_begin);
+  CHECK(pe <= dev16_end);
+  std::size_t n = 0;
+  while (a.allocate(64)) ++n;
+  CHECK(n == 16);
 }
 
 TEST_CASE("BitmappedBlock: move transfers the memory") {

@@ -342,3 +342,19 @@ TEST_CASE("SharedBitmappedBlock: a multi-block allocate racing single blocks ret
   race_multi_against_single(60, 68, 2, true);   // across words 0 and 1
   race_multi_against_single(56, 72, 12, false); // every run of 12 crosses the word boundary; some fail
 }
+
+// Found by the second mutation sweep (2026-11-24): this thread's start word may lie past a smaller arena assigned
+// to the same object later; the search must start inside the new bitmap.
+TEST_CASE("SharedBitmappedBlock: a thread's start word past a smaller arena assigned later") {
+  using S = SharedBitmappedBlock<64, 16>;
+  std::vector<std::byte> big(64 * 64 * 16 + 4096), small(64 * 64 + 4096);
+  S a{std::span<std::byte>(big)};
+  for (int i = 0; i < 64 * 5 + 3; ++i) REQUIRE(a.allocate(64));  // this thread's start word moves to word 5
+  CHECK(a.deallocate_all());
+  a = S{std::span<std::byte>(small)};  // the same object, fewer words
+  REQUIRE(a.block_count() > 0);
+  const Block b = a.allocate(64);
+  REQUIRE(b);
+  CHECK(a.owns(b) == Ternary::yes);
+  CHECK(b.ptr == a.payload());
+}

@@ -836,11 +836,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
   }
   void load_hint() noexcept {
-    if constexpr (fresh_masked) {
-      hint_bits_ = *hint_word_ | ~hint_fresh_;
-      pin_hint_bits();
-    } else if constexpr (cached) {
+    if constexpr (cached) {
       hint_bits_ = *hint_word_;
+      if constexpr (fresh_masked) hint_bits_ |= ~hint_fresh_;  // blocks at or past the fresh cursor show as taken
       pin_hint_bits();
     }
   }

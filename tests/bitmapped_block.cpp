@@ -423,6 +423,48 @@ TEST_CASE_TEMPLATE("BitmappedBlock family: after aligned_allocate, allocate_fres
   CHECK(m.off(a.allocate(64)) == 192);  // the blocks given back before the aligned part are free again
 }
 
+// Offsets over the same 65536-byte span as above (payload at 128, 1022 blocks of 64 bytes).
+TEST_CASE_TEMPLATE("BitmappedBlock family: aligned_reallocate shrinks in place, expand moves the fresh cursor", A,
+                   BitmappedBlock<64, 16>, SharedBitmappedBlock<64, 16>, BitmappedBlockWithInternalPointers<64, 16>) {
+  Arena m(65536);
+  A a(m.span());
+  Block b = a.aligned_allocate(640, 256);  // 14 blocks from block 0; keeps blocks 2..11
+  REQUIRE(m.off(b) == 256);
+  void* const p = b.ptr;
+  CHECK(a.aligned_reallocate(b, 64, 256));  // aligned already: in place, blocks 3..11 given back
+  CHECK(b.ptr == p);
+  CHECK(b.size == 64);
+  Block c = a.allocate(9 * 64);  // the first run of 9 free blocks is the tail just given back
+  CHECK(m.off(c) == 128 + 3 * 64);
+  CHECK(a.aligned_reallocate(b, 100, 256));  // aligned, but block 3 is taken: moves to blocks 14 and 15 of 12..17
+  CHECK(m.off(b) == 128 + 14 * 64);
+  CHECK(a.deallocate(b));
+  CHECK(a.deallocate(c));
+  CHECK(a.empty() == Ternary::yes);
+  // The fresh cursor stands at 18 (past the last over-allocation). An expand past it moves it past the expanded run.
+  Block d = a.allocate_fresh(64);
+  REQUIRE(m.off(d) == 128 + 18 * 64);
+  CHECK(a.expand(d, 3 * 64));
+  CHECK(m.off(a.allocate_fresh(64)) == 128 + 22 * 64);
+}
+
+// Multiblock::no's aligned_allocate takes the first block in which the aligned address leaves room for n bytes,
+// room of exactly n included.
+TEST_CASE_TEMPLATE("BitmappedBlock, Multiblock::no: aligned_allocate fits exactly into a block's end", A,
+                   BitmappedBlock<48, 16, NullAllocator, Multiblock::no>,
+                   SharedBitmappedBlock<48, 16, NullAllocator, Multiblock::no>) {
+  Arena m(65536);
+  A a(m.span());
+  const long p0 = m.off(a.allocate(48));
+  REQUIRE(p0 > 0);
+  const long start1 = p0 + 48, slack1 = (32 - start1 % 32) % 32;  // block 1's start, and to the next 32-aligned address
+  const Block b = a.aligned_allocate(static_cast<std::size_t>(48 - slack1), 32);
+  CHECK(m.off(b) == start1 + slack1);
+  CHECK(b.size == static_cast<std::size_t>(48 - slack1));
+  CHECK(!a.aligned_allocate(49, 32));  // never more than one block
+  CHECK(m.off(a.allocate(1)) == p0 + 96);
+}
+
 TEST_CASE("BitmappedBlock: multi-block expand, reallocate in place, allocate_all") {
   BitmappedBlock<64, 8, Mallocator> a(10 * 64);
   Block buf = a.allocate(2 * 64);

@@ -2,8 +2,10 @@
 // Randomized differential tests of the BitmappedBlock family against an exact reference model (BitmapModel: one
 // byte per block, plain first fit over the same payload address), in lockstep for every primitive: the model
 // predicts every pointer. Every block and mode: static and runtime block size, Multiblock yes/no, over a span,
-// Mallocator, AlignedMallocator and NoAccessAllocator (device stand-in: any host touch of the payload crashes).
-// About 1.3 million operations in all.
+// Mallocator, AlignedMallocator and NoAccessAllocator (device stand-in: any host touch of the payload crashes);
+// BitmappedBlockWithInternalPointers over a span, NoAccessAllocator, Mallocator (run-time block size) and
+// AlignedMallocator. At least 10^6 operations per block and mode, about 1.4 x 10^7 in all. SharedBitmappedBlock's
+// randomized runs are in shared_bitmapped_block.cpp (no model there: its single blocks start at the thread's word).
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
@@ -205,6 +207,10 @@ TEST_CASE("BitmappedBlockWithInternalPointers: resolve_internal_pointer against 
   DiffOptions o = opts(11, 2000, 64);
   o.contents = false;
   diff(d, true, long_run, o, true);
+  BitmappedBlockWithInternalPointers<choose_at_runtime, 16, Mallocator> r(48 * 3000, 48);
+  diff(r, true, long_run, opts(12, 1500), true);
+  BitmappedBlockWithInternalPointers<128, 64, AlignedMallocator> al(128 * 1200);
+  diff(al, true, long_run, opts(13, 2500), true);
 }
 
 TEST_CASE("BitmappedBlock family: every arena size from 1 to 135 blocks, then every fifth to 260") {

@@ -1,6 +1,7 @@
 // ctest-labels: tsan
 // SharedBitmappedBlock: conformance, single-threaded invariants, D's "10 threads allocating at once" and an
 // 8-thread stress test mixing lock-free single-block requests with locked multi-block ones (run under TSan too).
+#include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -64,6 +66,55 @@ TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
   o.ops = 200'000;
   o.aligned_allocate = o.expand = o.reallocate = o.aligned_reallocate = false;  // nothing that takes two blocks
   CHECK(alloy::test::run_differential(c, o).allocations > 20'000);
+}
+
+// The other modes of issue 3's matrix, one thread, 10^6 operations each with the white-box invariants: a run-time
+// block size over a span, AlignedMallocator, and NoAccessAllocator (the device stand-in: a host touch of the payload
+// crashes), multiblock and Multiblock::no.
+TEST_CASE("SharedBitmappedBlock: randomized invariants over a span, AlignedMallocator and NoAccessAllocator") {
+  alloy::test::DiffOptions o;
+  o.ops = 1'000'000;
+  o.max_alignment = 1024;
+  o.deallocate_all_every = 25'000;
+  {
+    std::vector<std::byte> mem(48 * 1500 + 77);
+    SharedBitmappedBlock<choose_at_runtime, 16> a(std::span<std::byte>(mem), 48);
+    REQUIRE(a.block_count() > 1400);
+    o.max_size = 1200;
+    o.seed = 21;
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.allocations > 100'000);
+    CHECK(st.failures > 0);
+  }
+  {
+    SharedBitmappedBlock<128, 64, alloy::AlignedMallocator> a(128 * 700);
+    o.max_size = 2000;
+    o.seed = 22;
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.allocations > 100'000);
+    CHECK(st.failures > 0);
+  }
+  const std::size_t live = alloy::NoAccessAllocator::live_blocks();
+  {
+    SharedBitmappedBlock<256, 64, alloy::NoAccessAllocator> a(256 * 600);
+    o.max_size = 3000;
+    o.slots = 64;
+    o.seed = 23;
+    o.contents = false;  // NoAccessAllocator's copy costs an mprotect: placement and invariants only
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.allocations > 100'000);
+    CHECK(st.failures > 0);
+  }
+  {
+    SharedBitmappedBlock<choose_at_runtime, 64, alloy::NoAccessAllocator, Multiblock::no> a(64 * 100, 64);
+    o.max_size = 64;
+    o.slots = 128;
+    o.seed = 24;
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.allocations > 100'000);
+    CHECK(st.failures > 0);
+  }
+  CHECK(alloy::NoAccessAllocator::live_blocks() == live);
 }
 
 // D's test: 10 threads allocate at once; the blocks do not overlap and are all given back.

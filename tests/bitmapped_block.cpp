@@ -579,9 +579,24 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     SharedBitmappedBlock<64, 16, Mallocator> sh(4096);
     Block t = sh.allocate(64);
     CHECK(signal_of_child([&] { sh.deallocate(Block{t.ptr, 0}); }) == SIGABRT);
+    // the thread-safe and the internal-pointer blocks: a single block (lock-free path) and a run of blocks (locked)
+    Block t3 = sh.allocate(3 * 64);
+    CHECK(sh.deallocate(t3));
+    CHECK(signal_of_child([&] { sh.deallocate(t3); }) == SIGABRT);
+    Block t1 = sh.allocate(64);
+    CHECK(sh.deallocate(t1));
+    CHECK(signal_of_child([&] { sh.deallocate(t1); }) == SIGABRT);
+    CHECK(signal_of_child([&] { sh.deallocate(Block{other, 8}); }) == SIGABRT);
+    BitmappedBlockWithInternalPointers<64, 16, Mallocator> ip(4096);
+    Block u = ip.allocate(130);
+    CHECK(ip.deallocate(u));
+    CHECK(signal_of_child([&] { ip.deallocate(u); }) == SIGABRT);
+    CHECK(signal_of_child([&] { ip.deallocate(Block{other, 8}); }) == SIGABRT);
     CHECK(a.deallocate(live));
     CHECK(s.deallocate(one));
     CHECK(sh.deallocate(t));
+    CHECK(sh.empty() == Ternary::yes);
+    CHECK(ip.empty() == Ternary::yes);
     // a run-time block size that is not a positive multiple of Alignment
     CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 24); }) == SIGABRT);
     CHECK(signal_of_child([] { BitmappedBlock<choose_at_runtime, 16, Mallocator> r(4096, 0); }) == SIGABRT);

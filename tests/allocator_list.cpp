@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -266,6 +268,68 @@ TEST_CASE("AllocatorList: in-band nodes live inside the regions") {
   CHECK(a.allocate(10));
 }
 
+// Found in review (2026-11-24): when the in-band array moved to a new region, the old region kept the old array (a
+// Region gives back only its last block) and counted it as live for good, so every old home stayed alive, one more
+// each time the array doubled. The list now stops counting the old array either way.
+TEST_CASE("AllocatorList, in-band over Regions: old homes of the node array go once their blocks are freed") {
+  for (const int k : {4, 9, 33}) {
+    CAPTURE(k);
+    InBandRegionList a;
+    std::vector<Block> bs;
+    for (int i = 0; i < k; ++i) bs.push_back(a.allocate(60 * 1024));  // one region each
+    for (auto it = bs.rbegin(); it != bs.rend(); ++it) CHECK(a.deallocate(*it));
+    CHECK(a.empty() == Ternary::yes);
+    CHECK(a.allocator_count() <= 2);  // the array's home and at most one empty region
+  }
+}
+
+// Found in review (2026-11-24): a reallocate that moves leaves the old block in a Region that cannot give it back (not
+// its last); the list kept counting it, so empty() never said yes again and the region could never go.
+TEST_CASE_TEMPLATE("AllocatorList over Regions: a block left behind by reallocate is not counted as live", A,
+                   L<Regions<alloy::Mallocator, 4096>>, L<Regions<alloy::Mallocator, 4096>, alloy::NullAllocator>) {
+  A a;
+  Block x = a.allocate(100), y = a.allocate(100);
+  REQUIRE(x);
+  REQUIRE(y);
+  CHECK(a.reallocate(x, 200));  // x is not the region's last block: moved, the old copy stays in the region
+  CHECK(a.deallocate(x));
+  CHECK(a.deallocate(y));
+  CHECK(a.empty() == Ternary::yes);
+  const Block big = a.allocate(8000);  // a second region
+  CHECK(a.deallocate(big));
+  // One empty region kept, not two; in-band, the first region also holds the node array and stays.
+  constexpr bool in_band = std::is_same_v<A, L<Regions<alloy::Mallocator, 4096>, alloy::NullAllocator>>;
+  CHECK(a.allocator_count() == (in_band ? 2u : 1u));
+}
+
+// A factory that throws (out of memory, say) fails the request; the list stays usable. The primitives are noexcept,
+// so before this the throw ended the program.
+struct ThrowingRegions {
+  int* calls;
+  alloy::Region<alloy::Mallocator> operator()(std::size_t n) const {
+    if ((*calls)++ % 2 == 0) throw std::bad_alloc();
+    return alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 4096));
+  }
+};
+TEST_CASE_TEMPLATE("AllocatorList: a throwing factory fails the request", B, alloy::Mallocator, alloy::NullAllocator) {
+  int calls = 0;
+  L<ThrowingRegions, B> a(ThrowingRegions{&calls});
+  CHECK(!a.allocate(100));  // the first call throws
+  CHECK(a.allocator_count() == 0);
+  const Block x = a.allocate(100);
+  REQUIRE(x);
+  CHECK(a.allocator_count() == 1);
+  CHECK(!a.aligned_allocate(8000, 64));  // a new region is needed, and the factory throws
+  CHECK(a.allocator_count() == 1);
+  const Block y = a.aligned_allocate(8000, 64);
+  REQUIRE(y);
+  CHECK(alloy::is_aligned(y.ptr, 64));
+  CHECK(a.allocator_count() == 2);
+  CHECK(a.deallocate(y));
+  CHECK(a.deallocate(x));
+  CHECK(a.empty() == Ternary::yes);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Randomized, against an exact model: a plain re-implementation of the list (a std::vector in most-recently-used
 // order of bump-pointer models), fed with the chunks the factory made (logged as they are made).
@@ -361,7 +425,13 @@ struct ListModel {
     if (n > b.size && list[i].m.expand(b, n - b.size)) return true;
     const Block nb = allocate(n);
     if (!nb) return false;
-    deallocate(b);
+    if (!deallocate(b)) {  // the region keeps the old block, but the list no longer counts it
+      const std::size_t i = owner(b);
+      REQUIRE(i != SIZE_MAX);
+      to_front(i);
+      if (--list.front().live == 0)
+        list.erase(std::remove_if(list.begin() + 1, list.end(), [](const Entry& e) { return e.live == 0; }), list.end());
+    }
     b = nb;
     return true;
   }

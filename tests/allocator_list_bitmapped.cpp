@@ -5,6 +5,9 @@
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 
+#include <type_traits>
+#include <vector>
+
 #include <doctest/doctest.h>
 
 #include "support/conformance.hpp"
@@ -86,4 +89,32 @@ TEST_CASE("AllocatorList of BitmappedBlocks: growth on demand and release") {
   CHECK(pool.empty() == Ternary::yes);
   CHECK(pool.allocator_count() == 1);
   CHECK(made == 5);
+}
+
+// Found in review (2026-11-24): in-band, the allocator made to hold a larger node array is asked for the request plus
+// the array plus some slack for alignment, but a BitmappedBlock rounds both up to whole blocks; with blocks of 4096
+// bytes the request did not fit beside the array, and failed where out-of-band it succeeds. An allocator made for
+// the request alone now serves it.
+template <std::size_t Min>
+struct BigBlockPools {
+  alloy::BitmappedBlock<4096, 16, alloy::Mallocator> operator()(std::size_t n) const {
+    return alloy::BitmappedBlock<4096, 16, alloy::Mallocator>(n < Min ? Min : n);
+  }
+};
+TEST_CASE_TEMPLATE("AllocatorList of BitmappedBlocks with big blocks: in-band serves what out-of-band serves", F,
+                   BigBlockPools<1>, BigBlockPools<16 * 4096>) {
+  const std::size_t n = std::is_same_v<F, BigBlockPools<1>> ? 4097 : 16 * 4096 + 1;
+  alloy::AllocatorList<F> out;
+  alloy::AllocatorList<F, alloy::NullAllocator> in;
+  std::vector<Block> live;
+  for (int i = 0; i < 40; ++i) {  // the node array grows several times
+    const Block a = out.allocate(n), b = in.allocate(n);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b.size == n);
+    live.push_back(b);
+  }
+  for (Block b : live) CHECK(in.deallocate(b));
+  CHECK(in.empty() == Ternary::yes);
+  CHECK(in.allocator_count() <= 2);  // the array's home and at most one empty allocator
 }

@@ -27,7 +27,8 @@ using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const 
 /// `operator()(std::size_t n) const` returns, by value, an allocator able to serve n bytes; a stateless factory is
 /// default-constructed, a stateful one is passed to the constructor and stored). The allocators are kept in
 /// most-recently-used order: `allocate` tries them in that order and, when none can serve the request, makes a new one
-/// with `factory(n)`; a block is given back to its owner, found through `owns`. When a deallocation leaves an
+/// with `factory(n)` (a factory that throws fails the request); a block is given back to its owner, found through
+/// `owns`. When a deallocation leaves an
 /// allocator empty, at most one empty allocator is kept (the others are destroyed, so their memory goes back to their
 /// parent), which avoids thrashing at a boundary. The bookkeeping (one node per allocator, in an array whose freed
 /// slots are reused) comes from `BookkeepingAllocator`; with `NullAllocator` it lives inside the managed allocators
@@ -150,9 +151,7 @@ class AllocatorList {
         return b;
       }
     }
-    const std::size_t p = add_allocator(n);
-    if (p == npos) return {};
-    return from_new(p, nodes_[p].a().allocate(n));
+    return from_new_allocator(n, [n](A& a) noexcept { return a.allocate(n); });
   }
 
   Block aligned_allocate(std::size_t n, std::size_t al) noexcept requires has_aligned_allocate<A> {
@@ -165,9 +164,7 @@ class AllocatorList {
     }
     std::size_t want = 0;
     if (!add_checked(n, al - 1, want)) return {};
-    const std::size_t p = add_allocator(want);
-    if (p == npos) return {};
-    return from_new(p, nodes_[p].a().aligned_allocate(n, al));
+    return from_new_allocator(want, [n, al](A& a) noexcept { return a.aligned_allocate(n, al); });
   }
 
   /// Gives `b` back to its owner (moved to the front of the list). If that leaves the owner empty, every other
@@ -236,7 +233,9 @@ class AllocatorList {
       deallocate(nb);
       return false;
     }
-    deallocate(b);  // a stack-like owner (Region) may keep it until deallocate_all
+    // A stack-like owner (Region) keeps the old block unless it was its last; the caller no longer holds it either
+    // way, so the list stops counting it (else its owner, and empty(), could never see the list empty again).
+    if (!deallocate(b)) forget(b);
     b = nb;
     return true;
   }
@@ -276,6 +275,50 @@ class AllocatorList {
     ++nodes_[p].live;
     ++live_;
     to_front(p, prev);
+  }
+
+  // A new allocator for a request that no allocator could serve (want: the bytes to ask the factory for), and the
+  // block `op` takes from it. In-band, the allocator made to hold a larger node array is made for the request too,
+  // but its own rounding (a BitmappedBlock rounds the array and the request up to whole blocks) may leave the request
+  // out: then an allocator made for the request alone takes one of the slots the growth made (found in review: the
+  // request failed where out-of-band it succeeds).
+  template <class Op>
+  Block from_new_allocator(std::size_t want, Op op) noexcept {
+    const std::size_t p = add_allocator(want);
+    if (p == npos) return {};
+    if (Block b = from_new(p, op(nodes_[p].a()))) return b;
+    if constexpr (in_band) {
+      if (p == home_ && free_ != npos) {
+        const std::size_t q = construct_at_free_slot(want);
+        if (q != npos) return from_new(q, op(nodes_[q].a()));
+      }
+    }
+    return {};
+  }
+
+  // The owner kept b (its deallocate failed) though nobody holds it any more: no longer counted as live.
+  void forget(Block b) noexcept {
+    std::size_t prev = npos;
+    const std::size_t p = find_owner(b, prev);
+    if (p == npos) return;
+    to_front(p, prev);
+    --live_;
+    if (--nodes_[p].live == 0) release_empty_except(p);
+  }
+
+  // Constructs factory(n) at `where`. A factory that throws (out of memory, say) fails the request: the primitives
+  // are noexcept and report failure by value.
+  bool make_at(void* where, std::size_t n) noexcept {
+#if defined(__cpp_exceptions)
+    try {
+      ::new (where) A(factory_(n));
+    } catch (...) {
+      return false;
+    }
+#else
+    ::new (where) A(factory_(n));
+#endif
+    return true;
   }
 
   // A block from the allocator just added at the front, or failure: then that allocator goes (unless it holds the
@@ -368,8 +411,8 @@ class AllocatorList {
 
   std::size_t construct_at_free_slot(std::size_t n) noexcept {
     const std::size_t p = free_;
+    if (!make_at(static_cast<void*>(nodes_[p].raw), n)) return npos;
     free_ = nodes_[p].next;
-    ::new (static_cast<void*>(nodes_[p].raw)) A(factory_(n));
     nodes_[p].used = true;
     nodes_[p].live = 0;
     nodes_[p].next = root_;
@@ -415,7 +458,13 @@ class AllocatorList {
     std::size_t want = 0;
     const std::size_t slack = 2 * (A::alignment > 128 ? A::alignment : 128);
     if (!add_checked(n, bytes, want) || !add_checked(want, slack, want)) return false;
-    A fresh(factory_(want));
+    alignas(A) unsigned char raw[sizeof(A)];
+    if (!make_at(raw, want)) return false;
+    A& fresh = *std::launder(reinterpret_cast<A*>(raw));
+    struct Destroy {
+      A& a;
+      ~Destroy() { a.~A(); }
+    } destroy{fresh};
     const Block nb = fresh.allocate(bytes);
     if (!nb) return false;
     if (!is_aligned(nb.ptr, alignof(Node))) {
@@ -438,10 +487,12 @@ class AllocatorList {
     ++count_;
     home_ = p;
     just_added_ = p;
+    // The old array goes back to the old home. A Region keeps it (only its last block goes back), but nothing uses
+    // it any more: the old home stops counting it either way, and goes once its blocks are freed (found in review:
+    // over Regions every old home stayed alive, one more each time the array doubled).
     if (old && old_home != npos) {
-      if constexpr (has_deallocate<A>) {
-        if (nodes_[old_home].a().deallocate(old) && --nodes_[old_home].live == 0) destroy_node(old_home, npos);
-      }
+      if constexpr (has_deallocate<A>) (void)nodes_[old_home].a().deallocate(old);
+      if (--nodes_[old_home].live == 0) destroy_node(old_home, npos);
     }
     return true;
   }

@@ -100,8 +100,9 @@ class AllocatorList {
     A& a() noexcept { return *std::launder(reinterpret_cast<A*>(raw)); }
   };
   static_assert(in_band ? A::alignment >= alignof(Node) : BookkeepingAllocator::alignment >= alignof(Node),
-                "AllocatorList: the allocator that holds the nodes must align them to alignof(std::max_align_t); use "
-                "alloy::Mallocator as the bookkeeping allocator");
+                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the factory's "
+                "allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
+                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
 
  public:
   AllocatorList() noexcept

@@ -78,7 +78,8 @@ struct RegionNotOwned {};
 /// last allocation only: false for any other block; `deallocate({})` is true), deallocate_all, owns (the block lies in
 /// the chunk), empty, good_alloc_size, `available()`; expand (the last allocation only) iff !GrowDownwards;
 /// copy iff Parent has copy.
-/// Alignment: MinAlign. Memory space: Parent's (a Region over a span is host memory).
+/// Alignment: MinAlign. Memory space: Parent's, over a span too (Region<> over a span: host; a span of device memory
+/// needs a device Parent, whose copy then moves its bytes).
 /// Parent: any allocator (device memory included). If MinAlign > Parent::alignment, Parent needs aligned_allocate.
 /// Thread safety: none (see SharedRegion).
 /// Failure: an empty Block for n == 0, for a request larger than `available()`, and when rounding overflows. A Region
@@ -401,6 +402,9 @@ class SharedRegion {
     if (!mine) return false;
     const std::size_t r = detail::region_round<MinAlign>(b.size);
     std::byte* const p = static_cast<std::byte*>(b.ptr);
+    // A block whose rounded size runs past the end was never handed out whole (and p + r would point past the
+    // buffer): not the last allocation.
+    if (r > static_cast<std::size_t>(end_ - p)) return false;
     std::byte* expected = GrowDownwards ? p : p + r;
     std::byte* const next = GrowDownwards ? p + r : p;
     return current_.compare_exchange_strong(expected, next, std::memory_order_acq_rel, std::memory_order_relaxed);
@@ -453,7 +457,8 @@ class SharedRegion {
 ///
 /// Semantics: a Region whose memory is inside the object: `Size` bytes aligned to MinAlign, on the stack or in static
 /// storage. Default-constructible; not copyable or movable (the region points into the object). As in D, it grows
-/// downwards (from the end of its storage, the hot end of a downward-growing stack), so all `Size` bytes are usable.
+/// downwards (from the end of its storage, the hot end of a downward-growing stack), so all `Size` bytes are usable
+/// when Size is a multiple of MinAlign (else Size rounded down to MinAlign).
 /// Capabilities: allocate, aligned_allocate, allocate_all, deallocate (the last allocation only), deallocate_all,
 /// owns, empty, good_alloc_size, `available()`. No expand (it grows downwards, as D's on x86).
 /// Alignment: MinAlign. Memory space: host. Thread safety: none.

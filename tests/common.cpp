@@ -193,6 +193,15 @@ TEST_CASE("common: reallocate over allocate + deallocate only") {
   h.fail_after(MAX);
   CHECK(h.deallocate(b));
   CHECK(h.live_blocks() == 0);
+
+  // A null Block allocates, whatever its size says (found in review: a null Block whose size equalled n was
+  // "already that size" and stayed null).
+  Block null5{nullptr, 5};
+  CHECK(alloy::reallocate(h, null5, 5));
+  CHECK(null5);
+  CHECK(null5.size == 5);
+  CHECK(h.deallocate(null5));
+  CHECK(h.live_blocks() == 0);
 }
 
 TEST_CASE("common: reallocate grows in place with expand, moves when expand fails") {

@@ -292,6 +292,13 @@ TEST_CASE("device_buffer: deep copy across memory spaces") {
   CHECK(rec.copies == 1);
   CHECK(rec.alloc_streams == std::vector<stream_view>{fake_stream(0x40)});
   CHECK(read_back(r) == src);
+  // Device -> a host allocator with a copy of its own (a memmove): the device side's copy reads the device memory
+  // (found in review: the destination's memmove read it from the host and crashed).
+  FlakyCopy flaky;
+  device_buffer<FlakyCopy> h3(dev, {}, flaky);
+  CHECK(std::memcmp(h3.data(), src.data(), src.size()) == 0);
+  h3 = device_buffer<FlakyCopy>(0, {}, flaky);
+  CHECK(flaky.live == 0);
 }
 
 TEST_CASE("device_buffer: move construction and assignment") {
@@ -448,6 +455,27 @@ TEST_CASE("device_buffer: external memory is wrapped, never freed") {
   CHECK(!h.is_external());
   CHECK(h.alignment() == alloy::AlignedMallocator::alignment);
   CHECK_THROWS_AS(device_buffer<NoAccessAllocator>(alloy::external_memory, nullptr, 1, {}), alloy::logic_error);
+  // Emptied, then shrunk: no memory, and the external pointer's alignment goes with it (found in review: it stayed,
+  // and the next growth asked Mallocator, which has no aligned_allocate, for 8-byte alignment and threw).
+  alignas(16) static unsigned char raw16[64];
+  device_buffer<alloy::Mallocator> m(alloy::external_memory, raw16 + 8, 32, {});
+  CHECK(m.alignment() == 8);
+  m.resize(0, {});
+  m.shrink_to_fit({});
+  CHECK(!m.is_external());
+  CHECK(m.data() == nullptr);
+  CHECK(m.capacity() == 0);
+  CHECK(m.alignment() == alloy::Mallocator::alignment);
+  m.resize(10, {});
+  CHECK(m.size() == 10);
+  CHECK(alloy::is_aligned(m.data(), alloy::Mallocator::alignment));
+  // An owned buffer with an explicit alignment keeps it when emptied and shrunk.
+  device_buffer<alloy::AlignedMallocator> ex(64, 4096, {});
+  ex.resize(0, {});
+  ex.shrink_to_fit({});
+  CHECK(ex.alignment() == 4096);
+  ex.resize(10, {});
+  CHECK(alloy::is_aligned(ex.data(), 4096));
 }
 
 TEST_CASE("device_buffer: randomized operations against a host model") {

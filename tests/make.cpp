@@ -259,6 +259,27 @@ TEST_CASE("make_array: a constructor throwing at each position destroys what was
   Tracked::reset();
 }
 
+// The elements built before a throwing constructor are destroyed last first, as the doc says (found in review: they
+// were destroyed first to last).
+struct Ordered {
+  static inline std::vector<const void*> built, destroyed;
+  static inline int countdown = -1;
+  Ordered() {
+    if (countdown >= 0 && countdown-- == 0) throw Boom{};
+    built.push_back(this);
+  }
+  Ordered(const Ordered&) = delete;
+  ~Ordered() { destroyed.push_back(this); }
+};
+TEST_CASE("make_array: a throwing constructor destroys the elements built, last first") {
+  Heap h;
+  Ordered::countdown = 3;
+  CHECK_THROWS_AS(alloy::make_array<Ordered>(h, 6), Boom);
+  REQUIRE(Ordered::built.size() == 3);
+  CHECK(Ordered::destroyed == std::vector<const void*>(Ordered::built.rbegin(), Ordered::built.rend()));
+  CHECK(h.live_blocks() == 0);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // expand_array
 

@@ -43,6 +43,8 @@ TEST_CASE("MmapAllocator: whole pages, zero-filled, unmapped on deallocate") {
   CHECK(m.good_alloc_size(1) == page);
   CHECK(m.good_alloc_size(page + 1) == 2 * page);
   CHECK(m.good_alloc_size(SIZE_MAX - page + 2) == 0);  // rounding overflows
+  CHECK(m.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == 0);  // allocate refuses more than PTRDIFF_MAX bytes
+  CHECK(m.good_alloc_size(std::size_t{PTRDIFF_MAX} - page + 1) == std::size_t{PTRDIFF_MAX} + 1 - page);
   CHECK(!m.allocate(0));
   CHECK(!m.allocate(SIZE_MAX));
   CHECK(!m.allocate(SIZE_MAX / 2 + 1));

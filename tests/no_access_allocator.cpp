@@ -18,6 +18,14 @@ static_assert(alloy::has_copy<NoAccessAllocator> && alloy::has_owns<NoAccessAllo
 
 TEST_CASE("NoAccessAllocator: conformance") { alloy::test::check_allocator([] { return NoAccessAllocator{}; }); }
 
+TEST_CASE("NoAccessAllocator: good_alloc_size is 0 where allocate must fail") {
+  const NoAccessAllocator a;
+  CHECK(a.good_alloc_size(1) == 4096);
+  CHECK(a.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == 0);
+  CHECK(a.good_alloc_size(SIZE_MAX) == 0);
+  CHECK(!a.allocate(std::size_t{PTRDIFF_MAX} + 1));
+}
+
 TEST_CASE("NoAccessAllocator: randomized, contents through copy only") {
   NoAccessAllocator a;
   const std::size_t before = NoAccessAllocator::live_blocks();

@@ -161,7 +161,7 @@ bool reallocate(A& a, Block& b, std::size_t n) noexcept {
   if constexpr (has_reallocate<A>) {
     return a.reallocate(b, n);
   } else {
-    if (b.size == n) return true;
+    if (b && b.size == n) return true;
     if (bool r; detail::reallocate_ends(a, b, n, r)) return r;
     if constexpr (has_expand<A>) {
       if (n > b.size && a.expand(b, n - b.size)) return true;

@@ -59,11 +59,16 @@ bool copy_with(A& a, void* dst, const void* src, std::size_t n, stream_view s) {
   else return (void)a, space_default_copy<A>(dst, src, n, s);
 }
 
-/// Copies from Src's memory into Dst's: Dst's copy, else Src's, else the default of the side the host may not touch
-/// (device memory: cudaMemcpyAsync), else memmove (both sides host-accessible).
+/// Copies from Src's memory into Dst's: out of memory the host may not touch into host-accessible memory, Src's copy
+/// (else its space's default), since only that side knows how to read its memory; otherwise Dst's copy, else Src's,
+/// else the default of the side the host may not touch (device memory: cudaMemcpyAsync), else memmove (both sides
+/// host-accessible). Found in review: a host allocator with a copy of its own (AnyAllocator over Mallocator: memmove)
+/// was asked to copy out of device memory, and read it from the host.
 template <class Dst, class Src>
 bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, stream_view st) {
-  if constexpr (has_copy<Dst>) {
+  if constexpr (host_accessible<Dst> && !host_accessible<Src>) {
+    return copy_with(s, dst, src, n, st);
+  } else if constexpr (has_copy<Dst>) {
     return d.copy(dst, src, n, st);
   } else if constexpr (has_copy<Src>) {
     return s.copy(dst, src, n, st);
@@ -293,9 +298,13 @@ class device_buffer {
     set_stream(stream);
     if (size_ == capacity()) return;
     if (size_ == 0) {
+      const bool external = is_external();
       release();
       data_ = nullptr;
-      cap_ &= align_field_mask;  // keep the alignment
+      // Owned memory keeps its alignment (A's or the explicit one); an external pointer's was only a fact about that
+      // pointer: A's from now on, as when shrink_to_fit moves a nonempty external buffer (found in review: the empty
+      // buffer kept the pointer's under-alignment and could not grow again over an allocator without aligned_allocate).
+      cap_ = external ? 0 : (cap_ & align_field_mask);
       return;
     }
     reallocate_to(size_);

@@ -88,7 +88,7 @@ void construct_n(T* p, std::size_t n, const Args&... args) noexcept(nothrow_cons
     try {
       for (; i < n; ++i) construct<T>(p + i, args...);
     } catch (...) {
-      std::destroy_n(p, i);
+      while (i) std::destroy_at(p + --i);  // last first
       throw;
     }
   }
@@ -316,9 +316,11 @@ bool expand_array_impl(A& a, std::span<T>& arr, std::size_t delta, const Args&..
 /// How: when building the new elements cannot throw, the block grows in place with `expand` when A has it, else (T
 /// trivially copyable) with `reallocate` (a byte copy may move it); otherwise (or when those fail) a new block is
 /// allocated, the new elements are built, the old ones moved over (copied if their move may throw) and destroyed.
-/// Failure: false, `arr` unchanged (allocation failure, or the size overflows). Strong exception guarantee: if a
-/// constructor throws, everything built is destroyed, the new block is freed, `arr` is unchanged, and the exception
-/// propagates.
+/// Failure: false, `arr` unchanged (allocation failure, or the size overflows). Strong exception guarantee when T's
+/// move constructor cannot throw or T is copyable (as std::vector): if a constructor throws, everything built is
+/// destroyed, the new block is freed, `arr` is unchanged, and the exception propagates. A move-only T whose move
+/// may throw gets the basic guarantee only: a throw while moving leaves the old elements moved from so far in their
+/// moved-from state (arr still spans them, valid and owned).
 template <class A, class T>
   requires allocator<A>
 bool expand_array(A& a, std::span<T>& arr, std::size_t delta) {
@@ -337,8 +339,8 @@ bool expand_array(A& a, std::span<T>& arr, std::size_t delta, const std::type_id
 /// disposes the whole array and leaves `arr` empty; `delta == 0` is true.
 /// How: a trivially copyable T is shrunk with `reallocate` (in place where A can); any other T moves its kept
 /// elements into a smaller new block (a block's size is what its allocator was told, so it cannot just be kept).
-/// Failure: false and `arr` unchanged when `delta > arr.size()` or the smaller block cannot be had. Strong exception
-/// guarantee, as for expand_array (only a copy constructor can throw here).
+/// Failure: false and `arr` unchanged when `delta > arr.size()` or the smaller block cannot be had. Exception
+/// guarantee as for expand_array (only a copy constructor, or a move-only T's throwing move, can throw here).
 template <class A, class T>
   requires allocator<A>
 bool shrink_array(A& a, std::span<T>& arr, std::size_t delta) {

@@ -42,9 +42,11 @@ struct NoAccessAllocator {
   static constexpr MemorySpace memory_space = MemorySpace::device;
   static const NoAccessAllocator instance;
 
+  /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
+  /// exceed PTRDIFF_MAX bytes, which allocate refuses).
   std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    return round_up_checked(n, alignment, r) ? r : 0;
+    return round_up_checked(n, alignment, r) && r <= PTRDIFF_MAX ? r : 0;
   }
   Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {

@@ -6,8 +6,10 @@
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
+#include <alloy/ref.hpp>
 #include <alloy/region.hpp>
 
+#include <concepts>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -239,6 +241,44 @@ TEST_CASE("AnyAllocator: copies shared across threads (atomic reference count)")
   }
   for (auto& t : ts) t.join();
   CHECK(shared.deallocate(keep));
+}
+
+// Compile time: an AnyAllocator may erase device memory, so every compile-time check takes it as device memory, and
+// so do the blocks stacked on it and a Ref to it (found in review: they were "host", and a Ref<AnyAllocator> or a
+// Region<AnyAllocator> over device memory went into std containers). Run time: the erased stack's own answers, also
+// through an AnyAllocator that refers to another.
+static_assert(alloy::runtime_memory_space<AnyAllocator>);
+static_assert(alloy::memory_space_of<AnyAllocator>() == alloy::MemorySpace::device);
+static_assert(!alloy::host_accessible<alloy::Ref<AnyAllocator>>);
+static_assert(!alloy::host_accessible<alloy::Region<AnyAllocator>>);
+static_assert(!alloy::host_accessible<alloy::BitmappedBlock<64, 64, AnyAllocator>>);
+// A stack with an AnyAllocator among its template arguments is not equality-comparable through AnyAllocator's
+// operator== (found in review: argument-dependent lookup found it, and both sides converted to AnyAllocator).
+template <class P>
+struct Wrap {
+  static constexpr std::size_t alignment = 1;
+  P parent;
+  Block allocate(std::size_t n) noexcept { return parent.allocate(n); }
+};
+static_assert(std::equality_comparable<AnyAllocator>);
+static_assert(!std::equality_comparable<Wrap<AnyAllocator>>);
+static_assert(!std::equality_comparable<alloy::Region<AnyAllocator>>);
+
+TEST_CASE("AnyAllocator: run-time memory space and alignment, also through another AnyAllocator") {
+  AnyAllocator dev{alloy::NoAccessAllocator{}}, host{alloy::Mallocator{}};
+  CHECK(alloy::memory_space_at_run_time(dev) == alloy::MemorySpace::device);
+  CHECK(alloy::memory_space_at_run_time(host) == alloy::MemorySpace::host);
+  AnyAllocator outer(&dev), outer_host(&host);
+  CHECK(outer.memory_space() == alloy::MemorySpace::device);
+  CHECK(!outer.is_host_accessible());
+  CHECK(outer.runtime_alignment() == alloy::NoAccessAllocator::alignment);
+  CHECK(outer_host.memory_space() == alloy::MemorySpace::host);
+  CHECK(outer_host.runtime_alignment() == alloy::Mallocator::alignment);
+  // A block over an AnyAllocator keeps its bitmap on the host: over device memory nothing touches the payload.
+  alloy::BitmappedBlock<256, 256, AnyAllocator> pool(dev, 256 * 64);
+  Block b = pool.allocate(1000);
+  REQUIRE(b);
+  CHECK(pool.deallocate(b));
 }
 
 TEST_CASE("AnyAllocator: copy moves bytes into, out of and within device-like memory") {

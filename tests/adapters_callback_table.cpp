@@ -1,5 +1,6 @@
 // ctest-labels: tsan
 // CallbackTable from C++ (the C program tests/adapters_callback_table.c drives it from C).
+#include <alloy/adapters/any_allocator.hpp>
 #include <alloy/adapters/callback_table.hpp>
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
@@ -84,6 +85,22 @@ TEST_CASE("CallbackTable: device-like stacks (records on the host, memory never 
   t->free(t->obj, x);  // a Region keeps a middle block until it is reset; the handle is freed all the same
   t->destroy(t->obj);
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+// Found in review (2026-11-24): over an AnyAllocator the table published its compile-time answers (host, alignment 1)
+// whatever stack it erased.
+TEST_CASE("CallbackTable over an AnyAllocator: the erased stack's memory space and alignment") {
+  alloy::AnyAllocator dev{alloy::NoAccessAllocator{}};
+  alloy::CallbackTable<alloy::AnyAllocator> d(dev);
+  CHECK(d.table()->memory_space == ALLOY_MEMORY_DEVICE);
+  CHECK(d.table()->alignment == alloy::NoAccessAllocator::alignment);
+  alloy::CallbackTable<alloy::AnyAllocator> h(alloy::AnyAllocator{alloy::Mallocator{}});
+  CHECK(h.table()->memory_space == ALLOY_MEMORY_HOST);
+  CHECK(h.table()->alignment == alloy::Mallocator::alignment);
+  void* b = d.table()->alloc(d.table()->obj, 100);
+  REQUIRE(b != nullptr);
+  CHECK(alloy::is_aligned(d.table()->addr_of_block(b), alloy::NoAccessAllocator::alignment));
+  d.table()->free(d.table()->obj, b);
 }
 
 TEST_CASE("CallbackTable: thread-safe over a Region (which is not)") {

@@ -119,13 +119,41 @@ concept has_copy = allocator<A> && requires(A& a, void* d, const void* s, std::s
   { a.copy(d, s, n, st) } noexcept -> std::same_as<bool>;
 };
 
-/// The memory space of A: `A::memory_space` when declared, else host.
+/// A stack whose memory space is known only at run time: `a.memory_space()` (AnyAllocator, the one type-erasure
+/// boundary). Code that touches its memory asks that (see `memory_space_at_run_time`).
+template <class A>
+concept runtime_memory_space = requires(const A& a) {
+  { a.memory_space() } noexcept -> std::same_as<MemorySpace>;
+};
+
+/// The memory space of A: `A::memory_space` when declared, else host. For a stack whose space is known only at run
+/// time, device: the one answer that holds for every value, so that a block stacked on it keeps its bookkeeping on
+/// the host and an adapter that hands memory to the host refuses it at compile time (found in review: an
+/// AnyAllocator over device memory was "host" for every compile-time check, and a Ref to it, or a Region over it,
+/// took device memory into std containers).
 template <class A>
 constexpr MemorySpace memory_space_of() noexcept {
-  if constexpr (requires { A::memory_space; })
+  if constexpr (runtime_memory_space<A>)
+    return MemorySpace::device;
+  else if constexpr (requires { A::memory_space; })
     return static_cast<MemorySpace>(A::memory_space);
   else
     return MemorySpace::host;
+}
+
+/// a's memory space: `a.memory_space()` when it is known only at run time, else A's.
+template <class A>
+constexpr MemorySpace memory_space_at_run_time(const A& a) noexcept {
+  if constexpr (runtime_memory_space<A>) return a.memory_space();
+  else return (void)a, memory_space_of<A>();
+}
+/// a's alignment: `a.runtime_alignment()` when A declares one (AnyAllocator), else `A::alignment`.
+template <class A>
+constexpr std::size_t alignment_at_run_time(const A& a) noexcept {
+  if constexpr (requires { { a.runtime_alignment() } noexcept -> std::same_as<std::size_t>; })
+    return a.runtime_alignment();
+  else
+    return (void)a, A::alignment;
 }
 
 /// The host may read and write A's memory (host, host_pinned, managed).

@@ -1,6 +1,7 @@
 #pragma once
 /// \file alloy/adapters/any_allocator.hpp
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <new>
 #include <type_traits>
@@ -15,8 +16,8 @@ namespace detail {
 
 /// The table of one erased stack type, one entry per primitive, plus its run-time properties.
 struct AnyVTable {
-  std::size_t alignment;
-  MemorySpace space;
+  std::size_t (*alignment)(void*) noexcept;  // functions, not constants: an erased AnyAllocator answers at run time
+  MemorySpace (*space)(void*) noexcept;
   bool owning;
   Block (*allocate)(void*, std::size_t) noexcept;
   Block (*aligned_allocate)(void*, std::size_t, std::size_t) noexcept;
@@ -70,6 +71,8 @@ struct AnyOps {
   // Whether bytes can be moved between two blocks of A (for the generic reallocate fallbacks).
   static constexpr bool can_copy = host_accessible<A> || has_copy<A>;
 
+  static std::size_t alignment(void* p) noexcept { return alignment_at_run_time(get(p)); }
+  static MemorySpace space(void* p) noexcept { return memory_space_at_run_time(get(p)); }
   static Block allocate(void* p, std::size_t n) noexcept { return get(p).allocate(n); }
   static Block aligned_allocate(void* p, std::size_t n, std::size_t al) noexcept {
     if constexpr (has_aligned_allocate<A>) {
@@ -147,7 +150,7 @@ struct AnyOps {
     }
   }
 
-  static constexpr AnyVTable table{A::alignment, memory_space_of<A>(), M == AnyMode::owning,
+  static constexpr AnyVTable table{&alignment, &space, M == AnyMode::owning,
                                    &allocate, &aligned_allocate, &allocate_all, &allocate_fresh, &expand,
                                    &reallocate, &aligned_reallocate, &owns, &resolve_internal_pointer, &deallocate,
                                    &deallocate_all, &empty, &good_alloc_size, &allocate_stream, &deallocate_stream,
@@ -178,8 +181,12 @@ struct AnyOps {
 /// most the stack's own (D returns null), so `StlAllocator<T, AnyAllocator>` works over Mallocator.
 /// Run-time properties: `runtime_alignment()` (the stack's `alignment`), `memory_space()`, `owning()`.
 /// Compile-time properties: `alignment` is 1 (nothing is known about the stack at compile time; use
-/// `runtime_alignment()`), and the memory space is host by default: a compile-time check cannot see through the
-/// boundary, so code that touches memory behind an AnyAllocator must ask `memory_space()` or go through `copy`.
+/// `runtime_alignment()`), and `memory_space_of<AnyAllocator>()` is device, the answer that holds for every stack it
+/// may erase: a block stacked on an AnyAllocator keeps its bookkeeping on the host, and `StlAllocator`,
+/// `PmrResource` and `CudaMrResource` refuse such a block (or a `Ref` to an AnyAllocator) at compile time. The
+/// adapters accept an AnyAllocator itself and check `memory_space()` at run time; copies of an AnyAllocator share
+/// its stack, so pass copies rather than `Ref`s. Code that touches memory behind an AnyAllocator asks
+/// `memory_space()` or goes through `copy`.
 /// Thread safety: the stack's; the reference count is atomic.
 /// Example:
 /// ```cpp
@@ -247,14 +254,19 @@ class AnyAllocator {
   }
   ~AnyAllocator() { vt_->release(obj_); }
 
-  friend bool operator==(const AnyAllocator& x, const AnyAllocator& y) noexcept {
+  // A template, so that it takes two AnyAllocators only: as a plain hidden friend, argument-dependent lookup found it
+  // for any stack with an AnyAllocator among its template arguments (Region<AnyAllocator>), which then converted to
+  // AnyAllocator (a heap copy of each) and looked equality-comparable (found in review).
+  template <class T>
+    requires std::same_as<T, AnyAllocator>
+  friend bool operator==(const T& x, const T& y) noexcept {
     return x.vt_ == y.vt_ && x.obj_ == y.obj_;
   }
 
   // Run-time properties.
-  [[nodiscard]] std::size_t runtime_alignment() const noexcept { return vt_->alignment; }
-  [[nodiscard]] MemorySpace memory_space() const noexcept { return vt_->space; }
-  [[nodiscard]] bool is_host_accessible() const noexcept { return vt_->space != MemorySpace::device; }
+  [[nodiscard]] std::size_t runtime_alignment() const noexcept { return vt_->alignment(obj_); }
+  [[nodiscard]] MemorySpace memory_space() const noexcept { return vt_->space(obj_); }
+  [[nodiscard]] bool is_host_accessible() const noexcept { return memory_space() != MemorySpace::device; }
   [[nodiscard]] bool owning() const noexcept { return vt_->owning; }
 
   // The primitives.

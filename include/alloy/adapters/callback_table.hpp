@@ -52,8 +52,8 @@ class CallbackTable {
     table_.alloc_advise = &c_alloc_advise;
     table_.addr_of_block = &c_addr_of_block;
     table_.destroy = &c_destroy;
-    table_.alignment = A::alignment;
-    table_.memory_space = static_cast<int>(memory_space_of<A>());
+    table_.alignment = alignment_at_run_time(a_);  // an AnyAllocator's own, not its compile-time answers
+    table_.memory_space = static_cast<int>(memory_space_at_run_time(a_));
   }
   CallbackTable(const CallbackTable&) = delete;
   CallbackTable& operator=(const CallbackTable&) = delete;

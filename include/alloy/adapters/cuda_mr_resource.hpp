@@ -50,6 +50,9 @@ namespace alloy {
 /// ```
 template <allocator A>
 class CudaMrResource {
+  static_assert(!runtime_memory_space<A>,
+                "alloy::CudaMrResource: cuda::mr properties (device_accessible, host_accessible) are compile-time, but "
+                "an AnyAllocator's memory space is known only at run time: wrap the concrete stack instead");
  public:
   CudaMrResource() noexcept requires detail::stored_by_value<A> { check(); }
   CudaMrResource(A& a) noexcept {  // NOLINT: implicit, so a stack converts where a resource is expected

@@ -42,9 +42,11 @@ namespace alloy {
 /// ```
 template <allocator A>
 class PmrResource final : public std::pmr::memory_resource {
-  static_assert(host_accessible<A>,
+  static_assert(host_accessible<A> || runtime_memory_space<A>,
                 "alloy::PmrResource: std::pmr containers construct objects in the memory, so the stack must be "
-                "host-accessible; for device memory use alloy::CudaMrResource (cuda::mr) or alloy::device_buffer");
+                "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
+                "AnyAllocator itself, checked at run time); for device memory use alloy::CudaMrResource (cuda::mr) "
+                "or alloy::device_buffer");
 
  public:
   PmrResource() requires std::is_default_constructible_v<A> = default;

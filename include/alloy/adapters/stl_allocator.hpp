@@ -13,11 +13,10 @@ namespace detail {
 /// Throws `alloy::bad_alloc` (a `std::bad_alloc`) from an adapter's edge.
 [[noreturn]] inline void throw_bad_alloc(const char* what) { throw ::alloy::bad_alloc(what); }
 
-/// For a stack whose memory space is known only at run time (AnyAllocator): whether the host may touch its memory.
+/// Whether the host may touch a's memory, asked at run time for a stack whose space is known only then (AnyAllocator).
 template <class A>
 bool runtime_host_accessible(const A& a) noexcept {
-  if constexpr (requires { { a.is_host_accessible() } -> std::same_as<bool>; }) return a.is_host_accessible();
-  else return (void)a, true;
+  return memory_space_at_run_time(a) != MemorySpace::device;
 }
 
 /// A stateless stack is not stored: every object of it is the same allocator.
@@ -70,9 +69,11 @@ Block allocate_objects(A& a, std::size_t count, std::size_t size, std::size_t al
 /// ```
 template <class T, allocator A>
 class StlAllocator {
-  static_assert(host_accessible<A>,
+  static_assert(host_accessible<A> || runtime_memory_space<A>,
                 "alloy::StlAllocator: std containers construct their elements in the memory, so the stack must be "
-                "host-accessible; for device memory use alloy::device_buffer or alloy::CudaMrResource");
+                "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
+                "AnyAllocator itself, checked at run time); for device memory use alloy::device_buffer or "
+                "alloy::CudaMrResource");
   static_assert(!std::is_const_v<T> && !std::is_reference_v<T>, "alloy::StlAllocator: T must be an object type");
 
  public:

@@ -96,9 +96,12 @@ class CallbackTable {
   void free(void* handle) noexcept {
     if (handle == nullptr) return;
     Record* r = reinterpret_cast<Record*>(static_cast<alloy_block*>(handle));  // pub is the first member
+    std::lock_guard lock(mutex_);
+    // Best effort, debug builds only: a handle freed twice points at a deleted record, caught while its memory still
+    // holds the cleared magic (ASan reports the read as a use after free); a foreign handle has no magic or another
+    // owner.
     ALLOY_ASSERT(r->magic == kMagic && r->owner == this,
                  "CallbackTable::free: not a live block handle of this table (foreign, or freed twice)");
-    std::lock_guard lock(mutex_);
     unlink(r);
     // A stack may refuse (a Region frees only its last block): the memory stays until the stack is reset.
     (void)alloy::deallocate(a_, Block{r->pub.address, r->pub.size});

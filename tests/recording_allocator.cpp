@@ -7,6 +7,7 @@
 #include <alloy/null_allocator.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -281,4 +282,38 @@ TEST_CASE("RecordingAllocator: stream-ordered allocate and deallocate are record
       {Op::deallocate, 1, 24, 16, 0},
   };
   CHECK(parse_ok(r.trace()) == want);
+}
+
+// Every call to Parent is serialized, copy included (found in review: copy was not). Parent here is not thread-safe
+// (a plain counter in allocate, deallocate and copy): under ThreadSanitizer an unserialized copy is a data race.
+namespace {
+struct Unsynchronized {
+  static constexpr std::size_t alignment = 16;
+  std::size_t calls = 0;
+  Block allocate(std::size_t n) noexcept {
+    ++calls;
+    return alloy::Mallocator::instance.allocate(n);
+  }
+  bool deallocate(Block b) noexcept {
+    ++calls;
+    return alloy::Mallocator::instance.deallocate(b);
+  }
+  bool copy(void* d, const void* s, std::size_t n, alloy::stream_view) noexcept {
+    ++calls;
+    if (n) std::memmove(d, s, n);
+    return true;
+  }
+};
+}  // namespace
+TEST_CASE("RecordingAllocator: copy is serialized with the other calls to Parent") {
+  RecordingAllocator<Unsynchronized> r;
+  char src[64] = "abc", dst[64] = {};
+  int copied = 0;
+  std::thread t([&] {
+    for (int i = 0; i < 2000; ++i) copied += r.copy(dst, src, sizeof src, {});
+  });
+  for (int i = 0; i < 2000; ++i) CHECK(r.deallocate(r.allocate(32)));
+  t.join();
+  CHECK(copied == 2000);
+  CHECK(r.parent().calls == 6000);
 }

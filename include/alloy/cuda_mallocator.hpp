@@ -112,6 +112,12 @@ template <class A>
 bool device_default_copy(space_tag<A>, void* dst, const void* src, std::size_t n, stream_view s) noexcept {
   return cuda_copy(dst, src, n, s);
 }
+// Waits for the copies issued on s (a synchronous caller: TensorRT's reallocate). An error is left for the caller's
+// own error checks, as the asynchronous copy would have left it.
+template <class A>
+bool synchronize_copies(space_tag<A>, stream_view s) noexcept {
+  return ::cudaStreamSynchronize(s.value()) == cudaSuccess;
+}
 template <class A>
 [[noreturn]] void throw_copy_error(space_tag<A>, const char* what) {
   const cudaError_t e = ::cudaGetLastError();

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <alloy/common.hpp>
+#include <alloy/errors.hpp>
 
 #if !defined(NV_INFER_RUNTIME_H) && __has_include(<NvInferRuntime.h>)
 #include <NvInferRuntime.h>
@@ -32,7 +33,8 @@ namespace alloy {
 /// Alignment: 0 (any) uses `allocate`; a power of two up to `A::alignment` too; a larger one `aligned_allocate`
 /// (nullptr when the stack has none); anything else fails. Streams: a stream-ordered stack receives the stream.
 /// reallocate: in place when the block shrinks or the stack can `expand` it; else allocate, copy through the stack's
-/// copy primitive (on the default stream), free the old block; nullptr on failure, the old block still valid. It
+/// copy primitive (on the default stream, waited for when CUDA may have made it asynchronously: reallocate is
+/// synchronous), free the old block; nullptr on failure, the old block still valid. It
 /// is declared only when the stack can copy its memory (host_accessible or `copy`); otherwise TensorRT's default
 /// (nullptr: not supported) stays.
 /// Thread safety: thread-safe, as TensorRT requires (one mutex around the stack and the table).
@@ -108,7 +110,7 @@ class TensorRTAllocator final : public nvinfer1::IGpuAsyncAllocator {
         deallocate_locked(nb, nullptr);
         return nullptr;
       }
-      if (!alloy::copy(a_, nb.ptr, base, b.size < n ? b.size : n, stream_view{})) {
+      if (!alloy::copy(a_, nb.ptr, base, b.size < n ? b.size : n, stream_view{}) || !copies_done()) {
         sizes_.erase(nb.ptr);
         deallocate_locked(nb, nullptr);
         return nullptr;
@@ -130,6 +132,15 @@ class TensorRTAllocator final : public nvinfer1::IGpuAsyncAllocator {
   }
 
  private:
+  // reallocate has no stream and TensorRT reads the new block as soon as it returns: a copy that CUDA may have made
+  // asynchronously (device memory, <alloy/cuda_mallocator.hpp> included) is waited for (found in review).
+  static bool copies_done() noexcept {
+    if constexpr (memory_space_of<A>() != MemorySpace::host) {
+      if constexpr (requires { synchronize_copies(detail::space_tag<A>{}, stream_view{}); })
+        return synchronize_copies(detail::space_tag<A>{}, stream_view{});
+    }
+    return true;
+  }
   Block allocate_locked(std::size_t n, std::size_t align, cudaStream_t stream) noexcept {
     if (align <= A::alignment) {
       if constexpr (has_stream_ordered<A>) return a_.allocate(stream_view{stream}, n);

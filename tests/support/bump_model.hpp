@@ -70,6 +70,18 @@ struct BumpModel {
     cur = alloy::address_of(b.ptr);
     return true;
   }
+  alloy::Block allocate_all() {  // Region's rule: all the memory not yet allocated
+    if (Down) {
+      if (cur == lo) return {};
+      const alloy::Block b{alloy::to_pointer(lo), cur - lo};
+      cur = lo;
+      return b;
+    }
+    if (cur == hi) return {};
+    const alloy::Block b{alloy::to_pointer(cur), hi - cur};
+    cur = hi;
+    return b;
+  }
   bool deallocate_all() {
     cur = Down ? hi : lo;
     return true;

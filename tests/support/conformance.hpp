@@ -42,6 +42,15 @@ inline bool overlap(Block x, Block y) noexcept {
 template <class A>
 inline constexpr bool deallocates_last_only = false;
 
+// Allocates 1-byte blocks until one fails (at most `cap`); the count, and the blocks in `out`.
+template <class A>
+std::size_t fill(A& a, std::vector<Block>& out, std::size_t cap = 1 << 14) {
+  out.clear();
+  while (out.size() < cap)
+    if (Block b = a.allocate(1)) out.push_back(b); else break;
+  return out.size();
+}
+
 template <class Make>
 void check_allocator(Make make) {
   using A = std::remove_cvref_t<decltype(make())>;
@@ -104,9 +113,32 @@ void check_allocator(Make make) {
         CHECK(r.end_address() >= b.end_address());
       }
     }
+    if constexpr (has_resolve_internal_pointer<A>) {  // the block found is the live block's, no other's
+      for (std::size_t i = 0; i < live.size(); ++i) {
+        Block r{};
+        if (a.resolve_internal_pointer(live[i].ptr, r) != Ternary::yes) continue;
+        for (std::size_t j = 0; j < live.size(); ++j)
+          if (j != i) CHECK_FALSE(overlap(r, live[j]));
+      }
+    }
+    if constexpr (has_owns<A>) CHECK(a.owns(Block{live[0].ptr, SIZE_MAX / 2}) != Ternary::yes);
     if constexpr (has_deallocate<A>) {
-      for (auto it = live.rbegin(); it != live.rend(); ++it) CHECK(a.deallocate(*it));
+      if constexpr (has_empty<A> && !deallocates_last_only<A>) {  // not empty while any block is live
+        for (std::size_t i = 0; i + 1 < live.size(); ++i) {
+          CHECK(a.deallocate(live[i]));
+          CHECK(a.empty() == Ternary::no);
+        }
+        CHECK(a.deallocate(live.back()));
+      } else {
+        for (auto it = live.rbegin(); it != live.rend(); ++it) CHECK(a.deallocate(*it));
+      }
       if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
+      std::vector<Block> f;  // deallocate gave the memory back: a full allocator fills as far again
+      const std::size_t k1 = fill(a, f);
+      for (auto it = f.rbegin(); it != f.rend(); ++it) CHECK(a.deallocate(*it));
+      const std::size_t k2 = fill(a, f);
+      CHECK(k2 == k1);
+      for (auto it = f.rbegin(); it != f.rend(); ++it) CHECK(a.deallocate(*it));
     } else if constexpr (has_deallocate_all<A>) {
       CHECK(a.deallocate_all());
     }
@@ -139,6 +171,7 @@ void check_allocator(Make make) {
       if constexpr (has_deallocate_all<A>) CHECK(a.deallocate_all());
     } else if constexpr (has_deallocate<A>) {
       for (Block b : live) CHECK(a.deallocate(b));
+      if constexpr (has_empty<A>) CHECK(a.empty() != Ternary::no);
     }
   }
 
@@ -150,6 +183,7 @@ void check_allocator(Make make) {
     CHECK_FALSE(a.expand(z, 16));  // the null block cannot grow in place (D's contract)
     CHECK(!z);
     Block b = a.allocate(24);
+    const Block fence = b ? a.allocate(8) : Block{};  // a neighbour: expanding b must not run into it
     if (b) {
       write_pattern(a, b, 7);
       const Block before = b;
@@ -162,18 +196,23 @@ void check_allocator(Make make) {
       if (a.expand(b, 40)) {
         CHECK(b.ptr == before.ptr);
         CHECK(b.size == 64);
+        if (fence) CHECK_FALSE(overlap(b, fence));
         check_owns_live(a, b);
       } else {
         CHECK(b == before);
       }
       CHECK(check_pattern(a, b, 7, 24));
-      if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+      if constexpr (has_deallocate<A> && !deallocates_last_only<A>) {
+        CHECK(a.deallocate(b));
+        CHECK(a.deallocate(fence));
+      }
     }
   }
 
   if constexpr (has_reallocate<A>) {
     auto a = make();
     Block b = a.allocate(40);
+    const Block fence = b ? a.allocate(8) : Block{};  // growing b cannot stay in place: the move path runs
     if (b) {
       write_pattern(a, b, 9);
       const Block before = b;
@@ -184,6 +223,7 @@ void check_allocator(Make make) {
       if (a.reallocate(b, 300)) {
         check_block_shape<A>(b, 300);
         CHECK(check_pattern(a, b, 9, 40));
+        if (fence) CHECK_FALSE(overlap(b, fence));
         check_owns_live(a, b);
       } else {
         CHECK(b == before);
@@ -192,13 +232,18 @@ void check_allocator(Make make) {
         check_block_shape<A>(b, 20);
         CHECK(check_pattern(a, b, 9, 40));
       }
+      const Block last = b;
+      if (a.reallocate(b, 0)) CHECK(!b);  // resize to nothing: b is given back and empty
+      else CHECK(b == last);
       if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+      alloy::deallocate(a, fence);  // (may be refused where only the last block goes back)
     }
   }
 
   if constexpr (has_aligned_reallocate<A>) {
     auto a = make();
     Block b = has_aligned_allocate<A> ? a.aligned_allocate(50, 64) : a.allocate(50);
+    const Block fence = b ? a.allocate(8) : Block{};
     if (b) {
       write_pattern(a, b, 11);
       const Block before = b;
@@ -207,10 +252,19 @@ void check_allocator(Make make) {
       if (a.aligned_reallocate(b, 500, 256)) {
         check_block_shape<A>(b, 500, 256);
         CHECK(check_pattern(a, b, 11, 50));
+        if (fence) CHECK_FALSE(overlap(b, fence));
       } else {
         CHECK(b == before);
       }
       if constexpr (has_deallocate<A>) CHECK(a.deallocate(b));
+      alloy::deallocate(a, fence);  // (may be refused where only the last block goes back)
+    }
+  }
+
+  if constexpr (has_allocate_all<A>) {
+    auto a = make();  // with a block live: all of the rest, or nothing; never the live block's memory
+    if (Block b = a.allocate(1)) {
+      if (Block all = a.allocate_all()) CHECK_FALSE(overlap(all, b));
     }
   }
 
@@ -240,6 +294,11 @@ void check_allocator(Make make) {
     if (serves) {
       Block b = a.allocate(32);
       CHECK(b);
+      CHECK(a.deallocate_all());
+      std::vector<Block> f;  // deallocate_all gave everything back: a full allocator fills as far again
+      const std::size_t k1 = fill(a, f);
+      CHECK(a.deallocate_all());
+      CHECK(fill(a, f) == k1);
       CHECK(a.deallocate_all());
     }
   }

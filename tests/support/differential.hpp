@@ -80,6 +80,10 @@ template <class A, class Model = NoModel>
   requires(!std::is_same_v<std::remove_cv_t<Model>, DiffOptions>)  // run_differential(a, options) is the other one
 DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
   static_assert(allocator<A>);
+  // The model's primitives are found with `requires`: one misspelt would silently never be compared. A model has
+  // allocate at least.
+  static_assert(std::is_same_v<Model, NoModel> || requires { model.allocate(std::size_t{1}); },
+                "run_differential: the model must have allocate(n)");
   DiffStats st;
   Rng rng{o.seed};
   std::vector<detail::Slot> slots(o.slots);
@@ -95,6 +99,13 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
       --it;
       if (it->second != self && slots[it->second].b.end_address() > p) return true;
     }
+    return false;
+  };
+  auto overlaps_other = [&](Block b, std::size_t self) {  // any live block but self meets b
+    auto it = live.upper_bound(address_of(b.ptr));
+    if (it != live.begin()) --it;
+    for (; it != live.end() && it->first < b.end_address(); ++it)
+      if (it->second != self && it->first < b.end_address() && slots[it->second].b.end_address() > address_of(b.ptr)) return true;
     return false;
   };
   auto forget = [&](std::size_t s) {
@@ -118,13 +129,16 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     return !o.contents || check_pattern(a, now, slots[s].seed, slots[s].written);
   };
 
-  [[maybe_unused]] constexpr bool lockstep_allocate_all = has_allocate_all<A> && requires { model.allocate_all(); };
+  // Without a model too (its result must still not overlap a live block); a model that lacks it would lose step.
+  [[maybe_unused]] constexpr bool lockstep_allocate_all =
+      has_allocate_all<A> && (std::is_same_v<Model, NoModel> || requires { model.allocate_all(); });
   // allocate_all into slot s (empty), in lockstep with the model.
   auto try_allocate_all = [&](std::size_t s) {
     if constexpr (lockstep_allocate_all) {
       const Block b = a.allocate_all();
-      const Block bm = model.allocate_all();
-      if (!(b == bm)) return false;
+      if constexpr (requires { model.allocate_all(); }) {
+        if (!(b == model.allocate_all())) return false;
+      }
       if (b) {
         ++st.allocations;
         ++st.allocate_alls;
@@ -208,7 +222,13 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
     if constexpr (has_owns<A>) {
       const Ternary t = a.owns(slot.b);
       ALLOY_DIFF_CHECK(t == Ternary::yes);
-      if constexpr (requires { model.owns(slot.b); }) ALLOY_DIFF_CHECK(t == model.owns(slot.b));
+      if constexpr (requires { model.owns(slot.b); }) {
+        ALLOY_DIFF_CHECK(t == model.owns(slot.b));
+        // and blocks around it, live or not, inside or past the memory: owns is more than "yes for live blocks"
+        const std::uintptr_t q = address_of(slot.b.ptr) + rng.below(4 * o.max_size) - std::min<std::uintptr_t>(address_of(slot.b.ptr) - 1, 2 * o.max_size);
+        const Block near{to_pointer(q), 1 + rng.below(2 * o.max_size)};
+        ALLOY_DIFF_CHECK(a.owns(near) == model.owns(near));
+      }
     }
     if constexpr (has_resolve_internal_pointer<A>) {
       const auto* p = static_cast<const unsigned char*>(slot.b.ptr) + rng.below(slot.b.size);
@@ -216,6 +236,7 @@ DiffStats run_differential(A& a, Model& model, const DiffOptions& o = {}) {
       const Ternary t = a.resolve_internal_pointer(p, r);
       ALLOY_DIFF_CHECK(t == Ternary::yes);
       ALLOY_DIFF_CHECK(address_of(r.ptr) <= address_of(slot.b.ptr) && r.end_address() >= slot.b.end_address());
+      ALLOY_DIFF_CHECK(!overlaps_other(r, s));
       if constexpr (requires { model.resolve_internal_pointer(p, r); }) {
         Block rm{};
         ALLOY_DIFF_CHECK(t == model.resolve_internal_pointer(p, rm));

@@ -21,6 +21,7 @@ struct RewindingArena {
   }
   bool deallocate(Block b) noexcept {
     if (!b) return true;
+    if (r.owns(b) != Ternary::yes || live == 0) return false;  // foreign, or more frees than allocations
     r.deallocate(b);
     if (--live == 0) r.deallocate_all();
     return true;

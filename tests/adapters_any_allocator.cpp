@@ -2,6 +2,7 @@
 #include <alloy/adapters/any_allocator.hpp>
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
+#include <alloy/make.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
@@ -12,6 +13,7 @@
 #include <concepts>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -274,6 +276,16 @@ TEST_CASE("AnyAllocator: run-time memory space and alignment, also through anoth
   CHECK(outer.runtime_alignment() == alloy::NoAccessAllocator::alignment);
   CHECK(outer_host.memory_space() == alloy::MemorySpace::host);
   CHECK(outer_host.runtime_alignment() == alloy::Mallocator::alignment);
+  // make / make_array build objects on the host: over an AnyAllocator they check the memory space at run time.
+  int* i = alloy::make<int>(host, 5);
+  REQUIRE(i != nullptr);
+  CHECK(*i == 5);
+  CHECK(alloy::dispose(host, i));
+  CHECK(alloy::make<int>(dev, 5) == nullptr);
+  CHECK(alloy::make_array<int>(dev, 3).empty());
+  std::span<int> arr = alloy::make_array<int>(host, 3);
+  CHECK(arr.size() == 3);
+  CHECK(alloy::dispose(host, arr));
   // A block over an AnyAllocator keeps its bitmap on the host: over device memory nothing touches the payload.
   alloy::BitmappedBlock<256, 256, AnyAllocator> pool(dev, 256 * 64);
   Block b = pool.allocate(1000);

@@ -24,7 +24,7 @@ constexpr bool check_typed() noexcept {
   static_assert(!std::is_reference_v<T> && !std::is_function_v<T> && !std::is_void_v<T>,
                 "alloy::make: T must be an object type");
   static_assert(!std::is_array_v<T>, "alloy::make: T is an array type; use alloy::make_array<T>(a, n) instead");
-  static_assert(host_accessible<A>,
+  static_assert(host_accessible<A> || runtime_memory_space<A>,
                 "alloy::make: objects are constructed by the host, so A's memory must be host-accessible; for device "
                 "memory allocate bytes (A::allocate or alloy::device_buffer) and construct on the device");
   static_assert(alignof(T) <= A::alignment || has_aligned_allocate<A>,
@@ -35,8 +35,13 @@ constexpr bool check_typed() noexcept {
 }
 
 // n bytes aligned for T: aligned_allocate when T is over-aligned for A, else allocate.
+// An AnyAllocator (memory space known at run time) that erases device memory gives nothing: the host builds the
+// objects.
 template <class T, class A>
 Block allocate_for(A& a, std::size_t n) noexcept {
+  if constexpr (runtime_memory_space<A>) {
+    if (memory_space_at_run_time(a) == MemorySpace::device) return {};
+  }
   if constexpr (alignof(T) > A::alignment)
     return a.aligned_allocate(n, alignof(T));
   else

@@ -37,14 +37,14 @@ struct MmapAllocator {
   static const MmapAllocator instance;
 
   /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
-  /// exceed PTRDIFF_MAX bytes, which allocate refuses).
+  /// exceed PTRDIFF_MAX bytes): allocate, expand and reallocate rely on it.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
     return round_up_checked(n, alignment, r) && r <= PTRDIFF_MAX ? r : 0;
   }
   Block allocate(std::size_t n) const noexcept {
     const std::size_t len = good_alloc_size(n);
-    if (len == 0 || len > PTRDIFF_MAX) return {};
+    if (len == 0) return {};  // good_alloc_size is 0 above PTRDIFF_MAX too
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? Block{} : Block{p, n};
   }
@@ -74,7 +74,7 @@ struct MmapAllocator {
     std::size_t n = 0;
     if (!add_checked(b.size, delta, n)) return false;
     const std::size_t old_len = good_alloc_size(b.size), new_len = good_alloc_size(n);
-    if (new_len == 0 || new_len > PTRDIFF_MAX) return false;
+    if (new_len == 0) return false;
     if (new_len != old_len && ::mremap(b.ptr, old_len, new_len, 0) == MAP_FAILED) return false;
     b.size = n;
     return true;
@@ -82,7 +82,7 @@ struct MmapAllocator {
   bool reallocate(Block& b, std::size_t n) const noexcept {
     if (bool r; detail::reallocate_ends(*this, b, n, r)) return r;
     const std::size_t old_len = good_alloc_size(b.size), new_len = good_alloc_size(n);
-    if (new_len == 0 || new_len > PTRDIFF_MAX) return false;
+    if (new_len == 0) return false;
     void* p = b.ptr;
     if (new_len != old_len) {
       p = ::mremap(b.ptr, old_len, new_len, MREMAP_MAYMOVE);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <thread>
@@ -76,43 +77,34 @@ TEST_CASE("SharedBitmappedBlock: randomized invariants over a span, AlignedMallo
   o.ops = 1'000'000;
   o.max_alignment = 1024;
   o.deallocate_all_every = 25'000;
+  const auto run = [&o](auto& a, std::size_t max_size, std::uint64_t seed) {
+    o.max_size = max_size;
+    o.seed = seed;
+    const auto st = alloy::test::run_differential(a, o);
+    CHECK(st.allocations > 100'000);
+    CHECK(st.failures > 0);
+  };
   {
     std::vector<std::byte> mem(48 * 1500 + 77);
     SharedBitmappedBlock<choose_at_runtime, 16> a(std::span<std::byte>(mem), 48);
     REQUIRE(a.block_count() > 1400);
-    o.max_size = 1200;
-    o.seed = 21;
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.allocations > 100'000);
-    CHECK(st.failures > 0);
+    run(a, 1200, 21);
   }
   {
     SharedBitmappedBlock<128, 64, alloy::AlignedMallocator> a(128 * 700);
-    o.max_size = 2000;
-    o.seed = 22;
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.allocations > 100'000);
-    CHECK(st.failures > 0);
+    run(a, 2000, 22);
   }
   const std::size_t live = alloy::NoAccessAllocator::live_blocks();
+  o.contents = false;  // NoAccessAllocator's copy costs an mprotect: placement and invariants only
   {
     SharedBitmappedBlock<256, 64, alloy::NoAccessAllocator> a(256 * 600);
-    o.max_size = 3000;
     o.slots = 64;
-    o.seed = 23;
-    o.contents = false;  // NoAccessAllocator's copy costs an mprotect: placement and invariants only
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.allocations > 100'000);
-    CHECK(st.failures > 0);
+    run(a, 3000, 23);
   }
   {
     SharedBitmappedBlock<choose_at_runtime, 64, alloy::NoAccessAllocator, Multiblock::no> a(64 * 100, 64);
-    o.max_size = 64;
     o.slots = 128;
-    o.seed = 24;
-    const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.allocations > 100'000);
-    CHECK(st.failures > 0);
+    run(a, 64, 24);
   }
   CHECK(alloy::NoAccessAllocator::live_blocks() == live);
 }

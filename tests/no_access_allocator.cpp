@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -80,4 +82,32 @@ TEST_CASE("NoAccessAllocator: a host read or write crashes, copy does not") {
   CHECK(std::strcmp(back, msg) == 0);
   CHECK(a.deallocate(b));
   CHECK(a.deallocate(c));
+}
+
+TEST_CASE("NoAccessAllocator: copy refuses a range that runs past its mapping, and copies nothing") {
+  NoAccessAllocator a;
+  alloy::Block b = a.allocate(100);  // one page
+  REQUIRE(b);
+  char msg[] = "kept";
+  REQUIRE(a.copy(b.ptr, msg, sizeof msg, {}));
+  const std::size_t page = NoAccessAllocator::alignment;
+  auto* last = static_cast<char*>(b.ptr) + page - 8;  // 8 bytes before the mapping's end
+  std::vector<char> host(64, 'x');
+  // Into, out of, and within the mapping: 64 bytes from 8 before its end. Each would fault (a child shows that
+  // no call crashes), and each must refuse.
+  CHECK(signal_of_child([&] {
+          const bool refused = !a.copy(last, host.data(), 64, {}) && !a.copy(host.data(), last, 64, {}) &&
+                               !a.copy(b.ptr, last, 64, {}) && !a.copy(last, b.ptr, 64, {});
+          if (!refused) std::abort();  // SIGABRT: the check below fails
+        }) == 0);
+  CHECK_FALSE(a.copy(last, host.data(), 64, {}));
+  CHECK(std::count(host.begin(), host.end(), 'x') == 64);  // nothing was read into host either
+  CHECK_FALSE(a.copy(host.data(), last, 64, {}));
+  CHECK(std::count(host.begin(), host.end(), 'x') == 64);
+  // The exact tail still copies, and the start of the block was left alone.
+  CHECK(a.copy(last, host.data(), 8, {}));
+  char back[sizeof msg] = {};
+  CHECK(a.copy(back, b.ptr, sizeof msg, {}));
+  CHECK(std::strcmp(back, "kept") == 0);
+  CHECK(a.deallocate(b));
 }

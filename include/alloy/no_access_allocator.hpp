@@ -24,7 +24,8 @@ namespace alloy {
 /// `cudaMalloc`: stacks over it exercise the generic fallbacks, which move bytes through `copy`.
 /// Memory space: `device`. Alignment: 4096.
 /// Thread safety: thread-safe (one mutex over the record of mappings; this is a test allocator, not a fast one).
-/// Failure: an empty Block for n == 0, when rounding to pages overflows, or when the kernel refuses.
+/// Failure: an empty Block for n == 0, when rounding to pages overflows, or when the kernel refuses; `copy` returns
+/// false for a range that starts in one of its mappings and runs past the mapping's end.
 /// Example:
 /// ```cpp
 /// alloy::NoAccessAllocator dev;
@@ -86,17 +87,21 @@ struct NoAccessAllocator {
     return to_ternary(find_mapping(r, b.ptr, b.size) != r.maps.end());
   }
   /// Copies n bytes between any two of: host memory, memory of this allocator. The pages of this allocator that the
-  /// copy touches are readable/writable only for the duration of the copy. Never fails for valid ranges.
+  /// copy touches are readable/writable only for the duration of the copy. Returns false, copying nothing, when a
+  /// range starts inside one of this allocator's mappings and runs past its end (no valid block does; the memmove
+  /// would fault on the next mapping or on unmapped memory); never fails for valid ranges.
   bool copy(void* dst, const void* src, std::size_t n, stream_view) const noexcept {
     if (n == 0) return true;
     auto& r = registry();
     std::lock_guard lock(r.mutex);
-    auto d = find_mapping(r, dst, n), s = find_mapping(r, src, n);
-    if (d != r.maps.end()) ::mprotect(to_pointer(d->first), d->second, PROT_READ | PROT_WRITE);
-    if (s != r.maps.end() && s != d) ::mprotect(to_pointer(s->first), s->second, PROT_READ);
+    const auto end = r.maps.end();
+    const auto d = mapping_at(r, dst), s = mapping_at(r, src);
+    if (!fits(d, end, dst, n) || !fits(s, end, src, n)) return false;
+    if (d != end) ::mprotect(to_pointer(d->first), d->second, PROT_READ | PROT_WRITE);
+    if (s != end && s != d) ::mprotect(to_pointer(s->first), s->second, PROT_READ);
     std::memmove(dst, src, n);
-    if (d != r.maps.end()) ::mprotect(to_pointer(d->first), d->second, PROT_NONE);
-    if (s != r.maps.end() && s != d) ::mprotect(to_pointer(s->first), s->second, PROT_NONE);
+    if (d != end) ::mprotect(to_pointer(d->first), d->second, PROT_NONE);
+    if (s != end && s != d) ::mprotect(to_pointer(s->first), s->second, PROT_NONE);
     return true;
   }
 
@@ -123,14 +128,23 @@ struct NoAccessAllocator {
     static Registry r;
     return r;
   }
-  // The mapping that contains [p, p + n), or end().
-  static std::map<std::uintptr_t, std::size_t>::const_iterator find_mapping(const Registry& r, const void* p,
-                                                                            std::size_t n) noexcept {
+  using MapIt = std::map<std::uintptr_t, std::size_t>::const_iterator;
+  // The mapping that contains the byte at p, or end().
+  static MapIt mapping_at(const Registry& r, const void* p) noexcept {
     const std::uintptr_t a = address_of(p);
     auto it = r.maps.upper_bound(a);
     if (it == r.maps.begin()) return r.maps.end();
     --it;
-    return a - it->first < it->second && n <= it->second - (a - it->first) ? it : r.maps.end();
+    return a - it->first < it->second ? it : r.maps.end();
+  }
+  // Whether [p, p + n) stays inside mapping m (true when m is end(): host memory, the caller's to vouch for).
+  static bool fits(MapIt m, MapIt end, const void* p, std::size_t n) noexcept {
+    return m == end || n <= m->second - (address_of(p) - m->first);
+  }
+  // The mapping that contains [p, p + n), or end().
+  static MapIt find_mapping(const Registry& r, const void* p, std::size_t n) noexcept {
+    const auto m = mapping_at(r, p);
+    return m != r.maps.end() && fits(m, r.maps.end(), p, n) ? m : r.maps.end();
   }
 };
 inline const NoAccessAllocator NoAccessAllocator::instance{};

@@ -609,7 +609,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // moves back. (Words before the hint are full, so any byte bounds them: when the hint moves forward the stale byte
   // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
   // In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
-  void refresh_hint_byte() noexcept { refresh_hint_byte(*hint_word_); }
+  // Without a summary it reads nothing: in SharedBitmappedBlock the hint word is one that lock-free single-block
+  // paths CAS, and a plain read of it, even one thrown away, is a data race (found in review: TSan reports it at
+  // -O0, where the read is not dropped).
+  void refresh_hint_byte() noexcept {
+    if constexpr (summarized) refresh_hint_byte(*hint_word_);
+  }
   void refresh_hint_byte(std::uint64_t w) noexcept {
     if constexpr (summarized) {
       if (hint_snap_ & ~w) sum_[start_] = 64;

@@ -44,3 +44,27 @@ TEST_CASE("BitmappedBlock, assertions off: the multi-block free refuses a block 
   CHECK(a.deallocate(b));
   CHECK(a.empty() == Ternary::yes);
 }
+
+TEST_CASE("BitmappedBlock, assertions off: a block whose size wraps the single-block test is refused") {
+  // offset % BlockSize + size wrapped to a small number, so such a block took the single-block path and freed the
+  // live block at its start (found in review, 2026-11-24). BlockSize != Alignment: only then is the offset read.
+  auto check = [](auto& a) {
+    const Block b = a.allocate(64);
+    REQUIRE(b);
+    const Block bogus{static_cast<std::byte*>(b.ptr) + 16, SIZE_MAX - 15};
+    CHECK(a.owns(bogus) == Ternary::no);
+    CHECK(!a.deallocate(bogus));
+    const Block c = a.allocate(64);  // b is still live: c is another block
+    REQUIRE(c);
+    CHECK(c.ptr != b.ptr);
+    CHECK(a.deallocate(c));
+    CHECK(a.deallocate(b));
+    CHECK(a.empty() == Ternary::yes);
+  };
+  BitmappedBlock<64, 16, Mallocator> plain(4096);
+  check(plain);
+  alloy::SharedBitmappedBlock<64, 16, Mallocator> shared(4096);
+  check(shared);
+  alloy::BitmappedBlockWithInternalPointers<64, 16, Mallocator> internal(4096);
+  check(internal);
+}

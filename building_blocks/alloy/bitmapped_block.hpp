@@ -79,7 +79,9 @@ class BitmappedBlock
 /// aligned_allocate, expand, reallocate, allocate_all, allocate_fresh and deallocate_all take a spin lock among
 /// themselves and claim their bits with CAS, so a racing single-block allocation never overlaps them; under the lock
 /// the search is first fit from block 0.
-/// Capabilities, Parent, Failure: BitmappedBlock's.
+/// Capabilities, Parent: BitmappedBlock's.
+/// Failure: BitmappedBlock's, except that a search passes the words once: a block or run freed by another thread
+/// behind it, in a word already passed, is missed (docs/bitmapped_block.md lists what concurrency leaves inexact).
 /// Thread safety: every primitive may run concurrently with any other, except deallocate_all (no other call may run
 /// while it does), moving, and destruction.
 /// Example:

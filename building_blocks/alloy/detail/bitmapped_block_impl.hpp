@@ -436,7 +436,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       }
     } else {
       const std::size_t off = offset_of(b.ptr);
-      if (!multi || off % bs() + b.size <= bs()) [[likely]] {
+      if (!multi || b.size <= bs() - off % bs()) [[likely]] {  // as single_block: no sum that can wrap
         if (!check_deallocatable_debug(b)) return false;
         release1(off / bs());
         return true;
@@ -919,7 +919,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
                    "BitmappedBlock::deallocate: the block does not start at a block boundary");
       return b.size <= bs();
     } else {
-      return offset_of(b.ptr) % bs() + b.size <= bs();
+      return b.size <= bs() - offset_of(b.ptr) % bs();  // no sum: a huge size must not wrap to a small one
     }
   }
   // std::countr_zero(x) for x != 0, as a 64-bit result: std::countr_zero returns int, and GCC sign-extends it

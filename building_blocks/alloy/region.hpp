@@ -205,7 +205,11 @@ class Region {
   bool expand(Block& b, std::size_t delta) noexcept requires(!GrowDownwards) {
     if (delta == 0) return true;
     if (!b) return false;
-    ALLOY_ASSERT(owns(b) == Ternary::yes, "Region::expand: the block did not come from this region");
+    // Checked in release builds too, as deallocate does: a foreign block that happens to end at current_ (one from a
+    // region over the memory just below) must not grow into this region (found in review).
+    const bool mine = block_within(b, begin_, static_cast<std::size_t>(end_ - begin_));
+    ALLOY_ASSERT(mine, "Region::expand: the block did not come from this region");
+    if (!mine) return false;
     if (address_of(b.ptr) + detail::region_round<MinAlign>(b.size) != address_of(current_)) return false;
     std::size_t n = 0, rn = 0;
     if (!add_checked(b.size, delta, n) || !round_up_checked(n, MinAlign, rn)) return false;

@@ -592,6 +592,34 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     CHECK(ip.deallocate(u));
     CHECK(signal_of_child([&] { ip.deallocate(u); }) == SIGABRT);
     CHECK(signal_of_child([&] { ip.deallocate(Block{other, 8}); }) == SIGABRT);
+    // Each free path of a multi-word bitmap (found by a mutation sweep, 2026-11-24: the arenas above hold one word,
+    // so dropping these paths' checks passed): a single block outside the hint word, a run across two words, a run
+    // of more than 64 blocks, and a run without a summary index.
+    {
+      BitmappedBlock<64, 16, Mallocator> m(64 * 256);
+      std::vector<Block> x;
+      for (int i = 0; i < 128; ++i) x.push_back(m.allocate(64));
+      REQUIRE(x.back());
+      CHECK(m.deallocate(x[5]));   // the hint moves back to word 0
+      CHECK(m.deallocate(x[70]));  // word 1
+      CHECK(signal_of_child([&] { m.deallocate(x[70]); }) == SIGABRT);
+      CHECK(m.deallocate_all());
+      for (int i = 0; i < 62; ++i) REQUIRE(m.allocate(64));
+      const Block r = m.allocate(4 * 64);  // blocks 62 to 65
+      REQUIRE(static_cast<std::byte*>(r.ptr) - static_cast<std::byte*>(m.payload()) == 62 * 64);
+      CHECK(m.deallocate(r));
+      CHECK(signal_of_child([&] { m.deallocate(r); }) == SIGABRT);
+      const Block big = m.allocate(100 * 64);
+      REQUIRE(big);
+      CHECK(m.deallocate(big));
+      CHECK(signal_of_child([&] { m.deallocate(big); }) == SIGABRT);
+      Arena mem(64 * 200);
+      BitmappedBlock<64, 16, NullAllocator, Multiblock::yes, NullAllocator> n{mem.span()};
+      const Block three = n.allocate(3 * 64);
+      REQUIRE(three);
+      CHECK(n.deallocate(three));
+      CHECK(signal_of_child([&] { n.deallocate(three); }) == SIGABRT);
+    }
     CHECK(a.deallocate(live));
     CHECK(s.deallocate(one));
     CHECK(sh.deallocate(t));
@@ -846,6 +874,33 @@ TEST_CASE("BitmappedBlock: move transfers the memory") {
   a = std::move(c);
   CHECK(a.deallocate(b));
   CHECK(a.block_count() == 64);
+}
+
+TEST_CASE("BitmappedBlock: a move keeps the hint word's summary recoverable (move construction and assignment)") {
+  // Found by a mutation sweep (2026-11-24): nothing searched the summary after a move, so a move that dropped the
+  // hint word's snapshot passed. Word 0 full (the hint word), a 2-block search probes it and sets its byte to 0; two
+  // fast-path frees there leave the byte stale, which only the snapshot repairs.
+  auto setup = [](BitmappedBlock<64, 16, Mallocator>& a, std::vector<Block>& x) {
+    for (int i = 0; i < 64; ++i) x.push_back(a.allocate(64));
+    const Block two = a.allocate(128);
+    REQUIRE(static_cast<std::byte*>(two.ptr) - static_cast<std::byte*>(a.payload()) == 64 * 64);
+    CHECK(a.deallocate(x[10]));
+    CHECK(a.deallocate(x[11]));
+  };
+  {
+    BitmappedBlock<64, 16, Mallocator> a(64 * 128);
+    std::vector<Block> x;
+    setup(a, x);
+    BitmappedBlock<64, 16, Mallocator> b(std::move(a));
+    CHECK(b.allocate(128).ptr == x[10].ptr);  // first fit: blocks 10 and 11
+  }
+  {
+    BitmappedBlock<64, 16, Mallocator> a(64 * 128), b(64 * 64);
+    std::vector<Block> x;
+    setup(a, x);
+    b = std::move(a);
+    CHECK(b.allocate(128).ptr == x[10].ptr);
+  }
 }
 
 TEST_CASE("BitmappedBlock: word-level run finders agree with a bit-by-bit search") {

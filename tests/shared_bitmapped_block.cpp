@@ -386,6 +386,49 @@ TEST_CASE("SharedBitmappedBlock: a multi-block allocate racing single blocks ret
   race_multi_against_single(56, 72, 12, false); // every run of 12 crosses the word boundary; some fail
 }
 
+// Found by a mutation sweep (2026-11-24): aligned_allocate's claim, lost to a lock-free single block, must search
+// the same word again (a retry from the next word passed every other test). Odd blocks are 128-aligned; blocks 9 to
+// 16 are free and the other thread holds at most one, so a 128-aligned block is always free: no call may fail.
+TEST_CASE("SharedBitmappedBlock: aligned_allocate racing single blocks retries the word") {
+  const Block mem = alloy::AlignedMallocator::instance.aligned_allocate(64 * 200, 4096);
+  REQUIRE(mem);
+  SharedBitmappedBlock<64, 64> a{std::span<std::byte>(static_cast<std::byte*>(mem.ptr), mem.size)};
+  REQUIRE(a.payload() == static_cast<std::byte*>(mem.ptr) + 64);  // after the bitmap's word, padded to 64
+  auto index = [&](Block b) {
+    return static_cast<std::size_t>((static_cast<std::byte*>(b.ptr) - static_cast<std::byte*>(a.payload())) / 64);
+  };
+  std::vector<Block> held;
+  while (Block b = a.allocate(64)) held.push_back(b);
+  std::erase_if(held, [&](Block b) { return index(b) >= 9 && index(b) < 17 && a.deallocate(b); });
+  std::atomic<bool> stop{false}, running{false};
+  std::atomic<long> refused{0};
+  std::thread t([&] {
+    running.store(true);
+    while (!stop.load(std::memory_order_relaxed))
+      if (Block y = a.allocate(64))
+        if (!a.deallocate(y)) refused.fetch_add(1);
+  });
+  while (!running.load()) std::this_thread::yield();
+  long failures = 0, misplaced = 0;
+  for (int i = 0; i < 500'000; ++i) {
+    const Block x = a.aligned_allocate(64, 128);
+    if (!x) {
+      ++failures;
+      continue;
+    }
+    if (!alloy::is_aligned(x.ptr, 128) || index(x) < 9 || index(x) >= 17) ++misplaced;
+    CHECK(a.deallocate(x));
+  }
+  stop.store(true);
+  t.join();
+  CHECK(failures == 0);
+  CHECK(misplaced == 0);
+  CHECK(refused.load() == 0);
+  for (Block b : held) CHECK(a.deallocate(b));
+  CHECK(a.empty() == Ternary::yes);
+  alloy::AlignedMallocator::instance.deallocate(mem);
+}
+
 // Found by the second mutation sweep (2026-11-24): this thread's start word may lie past a smaller arena assigned
 // to the same object later; the search must start inside the new bitmap.
 TEST_CASE("SharedBitmappedBlock: a thread's start word past a smaller arena assigned later") {

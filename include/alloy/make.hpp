@@ -34,6 +34,17 @@ constexpr bool check_typed() noexcept {
   return true;
 }
 
+// dispose runs T's destructor on the host: over memory the host cannot touch only a trivial one (which runs no
+// code) may "run". make refuses such an A, so only a pointer from elsewhere reaches this (found in review: it
+// compiled and crashed).
+template <class T, class A>
+constexpr bool host_may_destroy() noexcept {
+  static_assert(host_accessible<A> || runtime_memory_space<A> || std::is_trivially_destructible_v<T>,
+                "alloy::dispose: T's destructor would run on the host over memory the host cannot access; objects in "
+                "device memory are destroyed on the device, and their bytes given back with A::deallocate");
+  return true;
+}
+
 // n bytes aligned for T: aligned_allocate when T is over-aligned for A, else allocate.
 // An AnyAllocator (memory space known at run time) that erases device memory gives nothing: the host builds the
 // objects.
@@ -192,6 +203,7 @@ template <class A, class T>
   requires allocator<A>
 bool dispose(A& a, T* p) noexcept {
   static_assert(std::is_nothrow_destructible_v<T>, "alloy::dispose: T's destructor must not throw");
+  static_assert(detail::host_may_destroy<T, A>(), "");
   if (p == nullptr) return true;
 #if defined(__GXX_RTTI) || defined(__cpp_rtti)
   if constexpr (std::is_polymorphic_v<T>)
@@ -263,6 +275,7 @@ template <class A, class T, std::size_t Extent>
   requires allocator<A>
 bool dispose(A& a, std::span<T, Extent> s) noexcept {
   static_assert(std::is_nothrow_destructible_v<T>, "alloy::dispose: T's destructor must not throw");
+  static_assert(detail::host_may_destroy<T, A>(), "");
   if (s.empty()) return true;
   using U = std::remove_cv_t<T>;
   U* const p = const_cast<U*>(s.data());

@@ -184,6 +184,10 @@ TEST_CASE("Region: edge cases") {
     CHECK(!r.aligned_allocate(16, 3));                 // not a power of two
     CHECK(r.good_alloc_size(SIZE_MAX) == 0);
     CHECK(r.good_alloc_size(17) == 32);
+    // above the capacity no request can succeed, even after deallocate_all: 0 (primitives.md; D only rounds)
+    CHECK(r.good_alloc_size(256) == 256);
+    CHECK(r.good_alloc_size(257) == 0);
+    CHECK(R<>{}.good_alloc_size(1) == 0);  // no memory at all
     CHECK(r.allocate(256));
     CHECK(!r.allocate(1));
     CHECK(!r.allocate_all());

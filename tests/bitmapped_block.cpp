@@ -951,3 +951,71 @@ TEST_CASE("BitmappedBlock: the summary's run bound is exact below 8 and never be
     REQUIRE(bm::longest_run_bound8(len ? r << (64 - len) : 0) == (len < 8 ? len : 64u));
   }
 }
+
+// Three layout checks found missing by a mutation sweep (2026-11-24): each mutant passed the rest of the suite
+// (the last one was caught only by glibc noticing the heap corruption it caused in an unrelated randomized test).
+TEST_CASE("BitmappedBlock: over a device span with a misaligned start, the blocks fit after the padding") {
+  // Counting blocks over the whole span instead of what follows the padding up to Alignment ran the last block
+  // 48 bytes past the span.
+  NoAccessAllocator dev;
+  const Block m = dev.allocate(4096);  // page-aligned
+  REQUIRE(m);
+  std::byte* const lo = static_cast<std::byte*>(m.ptr) + 16;  // 48 bytes of padding up to 64
+  const std::size_t len = 256 * 4;                              // (1024 - 48) / 256: 3 blocks
+  {
+    BitmappedBlock<256, 64, NoAccessAllocator> a{std::span<std::byte>(lo, len)};
+    CHECK(a.payload() == static_cast<std::byte*>(m.ptr) + 64);
+    CHECK(a.block_count() == 3);
+    const Block all = a.allocate_all();
+    CHECK(all.size == 3 * 256);
+    CHECK(static_cast<std::byte*>(all.ptr) + all.size <= lo + len);
+  }
+  CHECK(dev.deallocate(m));
+}
+
+namespace {
+// A device stand-in that grants any size as address space it never touches (nor lets the host touch): the only
+// kind of parent that can grant a block above SIZE_MAX / 64 bytes.
+struct HugeDevice {
+  static constexpr std::size_t alignment = 4096;
+  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::device;
+  Block allocate(std::size_t n) const noexcept { return {reinterpret_cast<void*>(std::uintptr_t{1} << 20), n}; }
+  bool deallocate(Block) const noexcept { return true; }
+};
+// A parent whose one allocation starts 16 bytes past a 64-byte boundary (its alignment is 16).
+struct OffsetParent {
+  static constexpr std::size_t alignment = 16;
+  static inline Block last{};
+  alignas(64) static inline std::byte arena[1 << 16];
+  Block allocate(std::size_t n) const noexcept {
+    return last = (n + 16 <= sizeof arena ? Block{arena + 16, n} : Block{});
+  }
+  bool deallocate(Block) const noexcept { return true; }
+};
+}  // namespace
+
+TEST_CASE("BitmappedBlock: a run-time block size above SIZE_MAX / 64 gets no blocks, even when the parent grants it") {
+  // 64 such blocks (the hint word's span) overflow size_t; with one block, a freed block landed in the wrong word
+  // and could never be allocated again (release builds).
+  const std::size_t bs = std::size_t{1} << 58;  // SIZE_MAX / 64 + 1, a multiple of 64
+  BitmappedBlock<choose_at_runtime, 64, HugeDevice> a(bs, bs);
+  CHECK(a.block_count() == 0);
+  CHECK(!a.allocate(1));
+  BitmappedBlock<choose_at_runtime, 64, HugeDevice> ok(bs / 2, bs / 2);  // SIZE_MAX / 64 and below: a block
+  CHECK(ok.block_count() == 1);
+  const Block b = ok.allocate(1);
+  REQUIRE(b);
+  CHECK(ok.deallocate(b));
+  CHECK(ok.allocate(1).ptr == b.ptr);
+}
+
+TEST_CASE("BitmappedBlock in band: the payload ends inside the parent's allocation when Alignment exceeds the parent's") {
+  for (std::size_t cap : {std::size_t{64}, std::size_t{64 * 70}, std::size_t{64 * 128}}) {
+    CAPTURE(cap);
+    BitmappedBlock<64, 64, OffsetParent> a(cap);
+    REQUIRE(a.block_count() > 0);
+    const auto* end = static_cast<const std::byte*>(OffsetParent::last.ptr) + OffsetParent::last.size;
+    CHECK(static_cast<const std::byte*>(a.payload()) + a.block_count() * 64 <= end);
+    CHECK(a.block_count() == (cap + 63) / 64);  // ceil(c / BlockSize) blocks, as the issue asks
+  }
+}

@@ -180,3 +180,49 @@ TEST_CASE("SharedRegion: threads racing to exhaustion share out every byte exact
   CHECK(got.load() == (1u << 20));
   CHECK(a.available() == 0);
 }
+
+// Found by a mutation sweep (2026-11-24): with every CAS relaxed instead of acq_rel the suite passed (x86 emits the
+// same instruction). A block given back by one thread and handed to another must order the first owner's writes
+// before the next owner's: under the tsan preset a relaxed CAS shows as a data race on the block (the flag below is
+// relaxed on purpose, so it orders nothing).
+TEST_CASE("SharedRegion: a block given back and handed to another thread is a happens-before handoff") {
+  for (int iter = 0; iter < 200; ++iter) {
+    alignas(16) std::byte buf[256];
+    SR<> r{std::span<std::byte>(buf)};
+    std::atomic<bool> started{false};
+    std::atomic<int> bad{0};
+    std::thread a([&] {
+      const Block b = r.allocate(16);
+      if (b.ptr != buf) {
+        bad.fetch_add(1);
+        started.store(true, std::memory_order_relaxed);
+        return;
+      }
+      *static_cast<volatile int*>(b.ptr) = 1;  // the first owner's write
+      started.store(true, std::memory_order_relaxed);
+      while (!r.deallocate(b)) {  // fails while the other thread holds the block after it
+      }
+    });
+    std::thread c([&] {
+      while (!started.load(std::memory_order_relaxed)) {
+      }
+      for (int tries = 0; tries < 100'000'000; ++tries) {
+        const Block b = r.allocate(16);
+        if (!b) {
+          bad.fetch_add(1);
+          return;
+        }
+        if (b.ptr == buf) {
+          *static_cast<volatile int*>(b.ptr) = 2;  // the next owner's write
+          return;
+        }
+        if (!r.deallocate(b)) bad.fetch_add(1);
+      }
+      bad.fetch_add(1);
+    });
+    a.join();
+    c.join();
+    CHECK(bad.load() == 0);
+    CHECK(r.available() == 256 - 16);
+  }
+}

@@ -207,7 +207,7 @@ class Region {
     if (!b) return false;
     // Checked in release builds too, as deallocate does: a foreign block that happens to end at current_ (one from a
     // region over the memory just below) must not grow into this region (found in review).
-    const bool mine = block_within(b, begin_, static_cast<std::size_t>(end_ - begin_));
+    const bool mine = block_within(b, begin_, capacity());
     ALLOY_ASSERT(mine, "Region::expand: the block did not come from this region");
     if (!mine) return false;
     if (address_of(b.ptr) + detail::region_round<MinAlign>(b.size) != address_of(current_)) return false;
@@ -223,7 +223,7 @@ class Region {
   /// Gives back `b` if it is the last allocation (true); any other block stays allocated (false).
   bool deallocate(Block b) noexcept {
     if (!b) return true;
-    const bool mine = block_within(b, begin_, static_cast<std::size_t>(end_ - begin_));
+    const bool mine = block_within(b, begin_, capacity());
     ALLOY_ASSERT(mine, "Region::deallocate: the block did not come from this region");
     if (!mine) return false;
     const std::size_t r = detail::region_round<MinAlign>(b.size);
@@ -245,7 +245,7 @@ class Region {
 
   /// Whether `b` lies inside the region's memory (D's rule: allocated or not).
   Ternary owns(Block b) const noexcept {
-    return to_ternary(b && block_within(b, begin_, static_cast<std::size_t>(end_ - begin_)));
+    return to_ternary(b && block_within(b, begin_, capacity()));
   }
 
   Ternary empty() const noexcept { return to_ternary(current_ == start()); }

@@ -435,10 +435,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         return true;
       }
     } else {
-      const std::size_t off = offset_of(b.ptr);
-      if (!multi || b.size <= bs() - off % bs()) [[likely]] {  // as single_block: no sum that can wrap
+      if (single_block(b)) [[likely]] {
         if (!check_deallocatable_debug(b)) return false;
-        release1(off / bs());
+        release1(offset_of(b.ptr) / bs());
         return true;
       }
     }

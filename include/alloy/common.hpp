@@ -30,6 +30,13 @@ constexpr bool round_up_checked(std::size_t n, std::size_t a, std::size_t& out) 
   out = t & ~(a - 1);
   return true;
 }
+/// n rounded up to a multiple of `a` (a power of two) when the result is a size that one object or mapping can have
+/// (at most PTRDIFF_MAX bytes), else 0: the good_alloc_size of the page allocators (MmapAllocator,
+/// NoAccessAllocator), whose allocate, expand and reallocate then need no check of their own.
+constexpr std::size_t round_up_object_size(std::size_t n, std::size_t a) noexcept {
+  std::size_t r = 0;
+  return round_up_checked(n, a, r) && r <= PTRDIFF_MAX ? r : 0;
+}
 /// n rounded up to a multiple of any nonzero `m` into `out`; false if that overflows.
 constexpr bool round_up_to_multiple_checked(std::size_t n, std::size_t m, std::size_t& out) noexcept {
   const std::size_t r = n % m;

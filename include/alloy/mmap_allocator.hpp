@@ -39,8 +39,7 @@ struct MmapAllocator {
   /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
   /// exceed PTRDIFF_MAX bytes): allocate, expand and reallocate rely on it.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
-    std::size_t r = 0;
-    return round_up_checked(n, alignment, r) && r <= PTRDIFF_MAX ? r : 0;
+    return round_up_object_size(n, alignment);
   }
   Block allocate(std::size_t n) const noexcept {
     const std::size_t len = good_alloc_size(n);

@@ -46,8 +46,7 @@ struct NoAccessAllocator {
   /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
   /// exceed PTRDIFF_MAX bytes, which allocate refuses).
   std::size_t good_alloc_size(std::size_t n) const noexcept {
-    std::size_t r = 0;
-    return round_up_checked(n, alignment, r) && r <= PTRDIFF_MAX ? r : 0;
+    return round_up_object_size(n, alignment);
   }
   Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
@@ -144,7 +143,7 @@ struct NoAccessAllocator {
   // The mapping that contains [p, p + n), or end().
   static MapIt find_mapping(const Registry& r, const void* p, std::size_t n) noexcept {
     const auto m = mapping_at(r, p);
-    return m != r.maps.end() && fits(m, r.maps.end(), p, n) ? m : r.maps.end();
+    return fits(m, r.maps.end(), p, n) ? m : r.maps.end();  // end() fits, and stays end()
   }
 };
 inline const NoAccessAllocator NoAccessAllocator::instance{};

@@ -273,6 +273,16 @@ static_assert(alloy::host_accessible<In<MemorySpace::managed>> && alloy::device_
 static_assert(alloy::memory_space_of<alloy::NoAccessAllocator>() == MemorySpace::device);
 static_assert(alloy::memory_space_of<alloy::Mallocator>() == MemorySpace::host);
 static_assert(alloy::memory_space_of<Full>() == MemorySpace::managed);
+// host_accessible_or_checked: what make, StlAllocator and PmrResource require (a run-time space passes, to be checked
+// where the memory is touched; its compile-time space is device).
+struct RuntimeSpace : Minimal {
+  MemorySpace memory_space() const noexcept { return MemorySpace::host; }
+};
+static_assert(alloy::runtime_memory_space<RuntimeSpace> && !alloy::host_accessible<RuntimeSpace>);
+static_assert(alloy::host_accessible_or_checked<RuntimeSpace> && alloy::host_accessible_or_checked<Minimal>);
+static_assert(alloy::host_accessible_or_checked<In<MemorySpace::managed>>);
+static_assert(!alloy::host_accessible_or_checked<In<MemorySpace::device>>);
+static_assert(!alloy::host_accessible_or_checked<alloy::NoAccessAllocator>);
 
 // Stateless: no data members.
 struct Stateful : Minimal {

@@ -159,6 +159,11 @@ constexpr std::size_t alignment_at_run_time(const A& a) noexcept {
 /// The host may read and write A's memory (host, host_pinned, managed).
 template <class A>
 concept host_accessible = memory_space_of<A>() != MemorySpace::device;
+/// The host may construct objects in A's memory, as far as compile time can tell: A is host-accessible, or its
+/// memory space is known only at run time (AnyAllocator), where the code that touches the memory checks it
+/// (`memory_space_at_run_time`). What make, StlAllocator and PmrResource require of their stack.
+template <class A>
+concept host_accessible_or_checked = host_accessible<A> || runtime_memory_space<A>;
 /// A device may read and write A's memory (device, host_pinned, managed).
 template <class A>
 concept device_accessible = memory_space_of<A>() != MemorySpace::host;

@@ -24,7 +24,7 @@ constexpr bool check_typed() noexcept {
   static_assert(!std::is_reference_v<T> && !std::is_function_v<T> && !std::is_void_v<T>,
                 "alloy::make: T must be an object type");
   static_assert(!std::is_array_v<T>, "alloy::make: T is an array type; use alloy::make_array<T>(a, n) instead");
-  static_assert(host_accessible<A> || runtime_memory_space<A>,
+  static_assert(host_accessible_or_checked<A>,
                 "alloy::make: objects are constructed by the host, so A's memory must be host-accessible; for device "
                 "memory allocate bytes (A::allocate or alloy::device_buffer) and construct on the device");
   static_assert(alignof(T) <= A::alignment || has_aligned_allocate<A>,
@@ -39,7 +39,7 @@ constexpr bool check_typed() noexcept {
 // compiled and crashed).
 template <class T, class A>
 constexpr bool host_may_destroy() noexcept {
-  static_assert(host_accessible<A> || runtime_memory_space<A> || std::is_trivially_destructible_v<T>,
+  static_assert(host_accessible_or_checked<A> || std::is_trivially_destructible_v<T>,
                 "alloy::dispose: T's destructor would run on the host over memory the host cannot access; objects in "
                 "device memory are destroyed on the device, and their bytes given back with A::deallocate");
   return true;

@@ -42,7 +42,7 @@ namespace alloy {
 /// ```
 template <allocator A>
 class PmrResource final : public std::pmr::memory_resource {
-  static_assert(host_accessible<A> || runtime_memory_space<A>,
+  static_assert(host_accessible_or_checked<A>,
                 "alloy::PmrResource: std::pmr containers construct objects in the memory, so the stack must be "
                 "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
                 "AnyAllocator itself, checked at run time); for device memory use alloy::CudaMrResource (cuda::mr) "

@@ -69,7 +69,7 @@ Block allocate_objects(A& a, std::size_t count, std::size_t size, std::size_t al
 /// ```
 template <class T, allocator A>
 class StlAllocator {
-  static_assert(host_accessible<A> || runtime_memory_space<A>,
+  static_assert(host_accessible_or_checked<A>,
                 "alloy::StlAllocator: std containers construct their elements in the memory, so the stack must be "
                 "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
                 "AnyAllocator itself, checked at run time); for device memory use alloy::device_buffer or "

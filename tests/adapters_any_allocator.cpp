@@ -176,10 +176,19 @@ TEST_CASE("AnyAllocator: unsupported primitives answer as D's IAllocator") {
   CHECK(!m.deallocate_all());
   CHECK(m.good_alloc_size(17) == 32);              // the generic fallback: rounded to the stack's alignment
   CHECK(!m.aligned_reallocate(b, 100, 64));        // Mallocator has no aligned_allocate
+  CHECK(b.size == 24);
   Block small = m.aligned_allocate(8, 8);          // but an alignment it gives anyway is served (not D)
   CHECK(small);
   CHECK(!m.aligned_allocate(8, 64));
   CHECK(!m.aligned_allocate(8, 3));
+  static_cast<unsigned char*>(small.ptr)[7] = 0xA5;
+  CHECK(m.aligned_reallocate(small, 4000, 16));    // and so is aligned_reallocate, as aligned_allocate (found in
+  CHECK(small.size == 4000);                       // review: it failed, so make's expand_array of ints did too)
+  CHECK(alloy::is_aligned(small.ptr, 16));
+  CHECK(static_cast<unsigned char*>(small.ptr)[7] == 0xA5);
+  CHECK(!m.aligned_reallocate(small, 8, 64));
+  CHECK(!m.aligned_reallocate(small, 8, 3));
+  CHECK(small.size == 4000);
   CHECK(m.deallocate(small));
   CHECK(m.reallocate(b, 1000));                    // Mallocator's own realloc
   CHECK(m.deallocate(b));
@@ -283,8 +292,12 @@ TEST_CASE("AnyAllocator: run-time memory space and alignment, also through anoth
   CHECK(alloy::dispose(host, i));
   CHECK(alloy::make<int>(dev, 5) == nullptr);
   CHECK(alloy::make_array<int>(dev, 3).empty());
-  std::span<int> arr = alloy::make_array<int>(host, 3);
+  std::span<int> arr = alloy::make_array<int>(host, 3, 7);
   CHECK(arr.size() == 3);
+  CHECK(alloy::expand_array(host, arr, 1000, 9));  // AnyAllocator's static alignment is 1: aligned_reallocate to 4
+  CHECK(alloy::shrink_array(host, arr, 500));      // (found in review: it failed, and so did these two)
+  REQUIRE(arr.size() == 503);
+  CHECK((arr[0] == 7 && arr[2] == 7 && arr[3] == 9 && arr[502] == 9));
   CHECK(alloy::dispose(host, arr));
   // A block over an AnyAllocator keeps its bitmap on the host: over device memory nothing touches the payload.
   alloy::BitmappedBlock<256, 256, AnyAllocator> pool(dev, 256 * 64);

@@ -151,3 +151,31 @@ TEST_CASE("device_buffer over device memory without a copy primitive copies with
     }
   }
 }
+
+TEST_CASE("device_buffer: a deep copy out of device memory into host memory reports the runtime's code") {
+  // The copy is the device side's (cudaMemcpyAsync), so its error is too, though the destination is plain host
+  // memory (found in review: it was thrown as -1 and the runtime's error was left set). The source wraps host memory
+  // under the device label, so that no device allocation is needed to build it.
+  static char bytes[64] = "out of the device";
+  alloy::device_buffer<alloy::CudaMallocator> dev(alloy::external_memory, bytes, sizeof bytes, alloy::default_stream);
+  alloy::device_buffer<DeviceWithoutCopy> dev2(alloy::external_memory, bytes, sizeof bytes, alloy::default_stream);
+  if (alloy::cuda_available()) {
+    alloy::device_buffer<alloy::Mallocator> host(dev, alloy::default_stream);
+    alloy::device_buffer<alloy::Mallocator> host2(dev2, alloy::default_stream);
+    REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+    CHECK(std::memcmp(host.data(), bytes, sizeof bytes) == 0);
+    CHECK(std::memcmp(host2.data(), bytes, sizeof bytes) == 0);
+    return;
+  }
+  auto check_code = [](auto&& make) {
+    try {
+      make();
+      FAIL("the copy cannot succeed without a driver");
+    } catch (const alloy::cuda_error& e) {
+      CHECK(alloy::cuda_no_device_error(e.code()));  // the runtime's own code (35 here), not -1
+      CHECK(std::strstr(e.what(), "cudaError") != nullptr);
+    }
+  };
+  check_code([&] { alloy::device_buffer<alloy::Mallocator> host(dev, alloy::default_stream); });
+  check_code([&] { alloy::device_buffer<alloy::Mallocator> host(dev2, alloy::default_stream); });
+}

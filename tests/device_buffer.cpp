@@ -3,6 +3,7 @@
 // allocators that record what the buffer asks of them. Stacks (BitmappedBlock, Region, AllocatorList over
 // NoAccessAllocator) are in device_buffer_stacks.cpp.
 #include <alloy/device_buffer.hpp>
+#include <alloy/adapters/any_allocator.hpp>
 
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/mallocator.hpp>
@@ -299,6 +300,20 @@ TEST_CASE("device_buffer: deep copy across memory spaces") {
   CHECK(std::memcmp(h3.data(), src.data(), src.size()) == 0);
   h3 = device_buffer<FlakyCopy>(0, {}, flaky);
   CHECK(flaky.live == 0);
+  // An AnyAllocator's memory space is known only at run time (device at compile time): over host memory, a deep copy
+  // out of device memory is the device side's copy too, from another allocator type and from another AnyAllocator
+  // (found in review: the erased Mallocator's memmove read the device memory and crashed).
+  alloy::AnyAllocator any_host{alloy::Mallocator{}}, any_dev{NoAccessAllocator{}};
+  device_buffer<alloy::AnyAllocator> a1(dev, {}, any_host);  // device -> Any(host)
+  CHECK(std::memcmp(a1.data(), src.data(), src.size()) == 0);
+  device_buffer<alloy::AnyAllocator> a_dev(a1, {}, any_dev);  // Any(host) -> Any(device)
+  CHECK(read_back(a_dev) == src);
+  device_buffer<alloy::AnyAllocator> a2(a_dev, {}, any_host);  // Any(device) -> Any(host)
+  CHECK(std::memcmp(a2.data(), src.data(), src.size()) == 0);
+  device_buffer<alloy::Mallocator> h4(a_dev, {});  // Any(device) -> host
+  CHECK(std::memcmp(h4.data(), src.data(), src.size()) == 0);
+  device_buffer<NoAccessAllocator> d4(a2, {});  // Any(host) -> device
+  CHECK(read_back(d4) == src);
 }
 
 TEST_CASE("device_buffer: move construction and assignment") {

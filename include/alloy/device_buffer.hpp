@@ -63,30 +63,43 @@ bool copy_with(A& a, void* dst, const void* src, std::size_t n, stream_view s) {
 /// (else its space's default), since only that side knows how to read its memory; otherwise Dst's copy, else Src's,
 /// else the default of the side the host may not touch (device memory: cudaMemcpyAsync), else memmove (both sides
 /// host-accessible). Found in review: a host allocator with a copy of its own (AnyAllocator over Mallocator: memmove)
-/// was asked to copy out of device memory, and read it from the host.
+/// was asked to copy out of device memory, and read it from the host. A side whose memory space is known only at run
+/// time (AnyAllocator, device at compile time) is asked at run time (found in review: an AnyAllocator over Mallocator
+/// deep-copying from a buffer over device memory used its own memmove).
 template <class Dst, class Src>
 bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, stream_view st) {
   if constexpr (host_accessible<Dst> && !host_accessible<Src>) {
     return copy_with(s, dst, src, n, st);
-  } else if constexpr (has_copy<Dst>) {
-    return d.copy(dst, src, n, st);
-  } else if constexpr (has_copy<Src>) {
-    return s.copy(dst, src, n, st);
-  } else if constexpr (!host_accessible<Dst>) {
-    return space_default_copy<Dst>(dst, src, n, st);
   } else {
-    return space_default_copy<Src>(dst, src, n, st);
+    if constexpr (runtime_memory_space<Dst> || runtime_memory_space<Src>) {
+      if (memory_space_at_run_time(d) != MemorySpace::device && memory_space_at_run_time(s) == MemorySpace::device)
+        return copy_with(s, dst, src, n, st);
+    }
+    if constexpr (has_copy<Dst>) {
+      return d.copy(dst, src, n, st);
+    } else if constexpr (has_copy<Src>) {
+      return s.copy(dst, src, n, st);
+    } else if constexpr (!host_accessible<Dst>) {
+      return space_default_copy<Dst>(dst, src, n, st);
+    } else {
+      return space_default_copy<Src>(dst, src, n, st);
+    }
   }
 }
 
-/// Throws the error of a failed copy: alloy::cuda_error with the runtime's code when CUDA may have made the copy (A's
-/// memory is not plain host memory and <alloy/cuda_mallocator.hpp> is included), else with code -1. Host allocators
-/// never consult the runtime, so their copies fail the same way in every translation unit.
-template <class A>
+/// Throws the error of a failed copy between the memories of As...: alloy::cuda_error with the runtime's code when
+/// CUDA may have made the copy (one of the sides is not plain host memory and <alloy/cuda_mallocator.hpp> is
+/// included; the hook throws -1 when the runtime reports no error), else with code -1. Host allocators never consult
+/// the runtime, so their copies fail the same way in every translation unit. Every side counts, not only the
+/// destination: a deep copy into host memory is made by the device side (found in review: its code was lost).
+template <class... As>
 [[noreturn]] void copy_failed(const char* what) {
-  if constexpr (memory_space_of<A>() != MemorySpace::host) {
-    if constexpr (requires { throw_copy_error(space_tag<A>{}, what); }) throw_copy_error(space_tag<A>{}, what);
-  }
+  auto runtime_error = [what]<class A>(std::type_identity<A>) {
+    if constexpr (memory_space_of<A>() != MemorySpace::host) {
+      if constexpr (requires { throw_copy_error(space_tag<A>{}, what); }) throw_copy_error(space_tag<A>{}, what);
+    }
+  };
+  (runtime_error(std::type_identity<As>{}), ...);
   throw cuda_error(-1, what);
 }
 
@@ -440,7 +453,7 @@ class device_buffer {
     allocate_into(n, need > A::alignment ? align_field(need) : 0);
     if (n != 0 && !detail::copy_between(alloc(), other.alloc(), data_, other.data(), n, stream_)) {
       release();
-      detail::copy_failed<A>("alloy::device_buffer: deep copy failed");
+      detail::copy_failed<A, B>("alloy::device_buffer: deep copy failed");
     }
     size_ = n;
   }

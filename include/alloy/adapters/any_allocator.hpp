@@ -106,8 +106,10 @@ struct AnyOps {
   static bool aligned_reallocate(void* p, Block& b, std::size_t n, std::size_t al) noexcept {
     if constexpr (has_aligned_allocate<A> && (has_aligned_reallocate<A> || can_copy)) {
       return alloy::aligned_reallocate(get(p), b, n, al);
-    } else {
-      return (void)p, (void)b, (void)n, (void)al, false;
+    } else {  // as aligned_allocate: the stack's own alignment may be enough (found in review: make's expand_array
+              // of ints over an AnyAllocator, whose static alignment is 1, always failed)
+      if (!is_power_of_two(al) || al > A::alignment) return false;
+      return reallocate(p, b, n);
     }
   }
   static Ternary owns(void* p, Block b) noexcept { return alloy::owns(get(p), b); }

@@ -37,7 +37,8 @@ using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const 
 /// owns iff the allocators have owns; deallocate iff they have owns and deallocate; aligned_allocate iff they have
 /// aligned_allocate (a new allocator is asked for n + a - 1 bytes); expand iff they have owns and expand (the owner
 /// expands); reallocate iff they have owns and deallocate and their memory is host-accessible or they have copy (the
-/// owner's reallocate or expand first, else a new block from the list, copy, free); copy iff they have copy.
+/// owner's reallocate or expand first, else a new block from the list, copy, free); aligned_reallocate iff they have
+/// aligned_allocate besides what reallocate needs (the same, keeping the alignment); copy iff they have copy.
 /// Alignment: the allocators'. Memory space: the allocators' (bookkeeping always stays on the host).
 /// Requirements: the allocators are nothrow-move-constructible (the node array moves them when it grows).
 /// Thread safety: none (see SharedAllocatorList).
@@ -228,17 +229,38 @@ class AllocatorList {
     } else if constexpr (has_expand<A>) {
       if (n > b.size && nodes_[p].a().expand(b, n - b.size)) return true;
     }
-    const Block nb = allocate(n);  // may add nodes: only indices stay valid
-    if (!nb) return false;
-    if (!alloy::copy(nodes_[p].a(), nb.ptr, b.ptr, n < b.size ? n : b.size)) {
-      deallocate(nb);
-      return false;
+    return move_into(b, allocate(n), p);
+  }
+
+  /// As reallocate, keeping alignment `al` (a power of two, else false): the owner's aligned_reallocate (or its
+  /// expand, when growing a block that is already aligned) first; else a block from aligned_allocate, a copy, and
+  /// the old block given back, or forgotten when its owner keeps it (found in review: D's generic fallback left such
+  /// a block counted, so a list of Regions never became empty again after make's expand_array of an over-aligned T).
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t al) noexcept
+    requires has_aligned_allocate<A> && has_owns<A> && has_deallocate<A> && (host_accessible<A> || has_copy<A>)
+  {
+    if (!is_power_of_two(al)) return false;
+    if (b && b.size == n && is_aligned(b.ptr, al)) return true;
+    if (n == 0) {
+      if (!deallocate(b)) return false;
+      b = {};
+      return true;
     }
-    // A stack-like owner (Region) keeps the old block unless it was its last; the caller no longer holds it either
-    // way, so the list stops counting it (else its owner, and empty(), could never see the list empty again).
-    if (!deallocate(b)) forget(b);
-    b = nb;
-    return true;
+    if (!b) {
+      const Block nb = aligned_allocate(n, al);
+      if (nb) b = nb;
+      return static_cast<bool>(nb);
+    }
+    std::size_t prev = npos;
+    const std::size_t p = find_owner(b, prev);
+    ALLOY_ASSERT(p != npos, "AllocatorList::aligned_reallocate: the block did not come from this list");
+    if (p == npos) return false;
+    if constexpr (has_aligned_reallocate<A>) {
+      if (nodes_[p].a().aligned_reallocate(b, n, al)) return true;
+    } else if constexpr (has_expand<A>) {
+      if (n > b.size && is_aligned(b.ptr, al) && nodes_[p].a().expand(b, n - b.size)) return true;
+    }
+    return move_into(b, aligned_allocate(n, al), p);
   }
 
   /// Destroys every allocator (their memory goes back to their parents) and the bookkeeping.
@@ -295,6 +317,21 @@ class AllocatorList {
       }
     }
     return {};
+  }
+
+  // The end of a moving reallocate: b's bytes (as many as fit) into nb, a block of this list (empty: the move
+  // failed, b unchanged), then b goes back to its owner, node p. A stack-like owner (Region) keeps the old block
+  // unless it was its last; the caller no longer holds it either way, so the list stops counting it (else its owner,
+  // and empty(), could never see the list empty again).
+  bool move_into(Block& b, Block nb, std::size_t p) noexcept {
+    if (!nb) return false;
+    if (!alloy::copy(nodes_[p].a(), nb.ptr, b.ptr, nb.size < b.size ? nb.size : b.size)) {
+      deallocate(nb);
+      return false;
+    }
+    if (!deallocate(b)) forget(b);
+    b = nb;
+    return true;
   }
 
   // The owner kept b (its deallocate failed) though nobody holds it any more: no longer counted as live.
@@ -604,6 +641,10 @@ class SharedAllocatorList {
   bool reallocate(Block& b, std::size_t n) noexcept requires has_reallocate<List> {
     std::lock_guard lock(m_);
     return list_.reallocate(b, n);
+  }
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) noexcept requires has_aligned_reallocate<List> {
+    std::lock_guard lock(m_);
+    return list_.aligned_reallocate(b, n, a);
   }
   bool deallocate_all() noexcept {
     std::lock_guard lock(m_);

@@ -66,6 +66,17 @@ static_assert(add(MAX - 1, 1) == MAX && add(MAX, 1) == 12345 && add(MAX, 0) == M
 static_assert(mul(MAX, 1) == MAX && mul(MAX, 0) == 0 && mul(0, MAX) == 0 && mul(MAX / 2 + 1, 2) == 12345);
 static_assert(mul(std::size_t{1} << 32, std::size_t{1} << 31) == std::size_t{1} << 63);
 static_assert(mul(std::size_t{1} << 32, std::size_t{1} << 32) == 12345);
+// On overflow every checked helper leaves `out` as it was (primitives.md; found in review: the builtins wrote the
+// wrapped value into it).
+template <class F>
+constexpr bool leaves_out_alone(F f) {
+  std::size_t out = 12345;
+  return !f(out) && out == 12345;
+}
+static_assert(leaves_out_alone([](std::size_t& o) { return alloy::add_checked(MAX, 2, o); }));
+static_assert(leaves_out_alone([](std::size_t& o) { return alloy::mul_checked(MAX / 2 + 1, 3, o); }));
+static_assert(leaves_out_alone([](std::size_t& o) { return alloy::round_up_to_multiple_checked(MAX, 10, o); }));
+static_assert(leaves_out_alone([](std::size_t& o) { return alloy::round_up_checked(MAX - 14, 16, o); }));
 static_assert(alloy::divide_round_up(0, 7) == 0 && alloy::divide_round_up(7, 7) == 1 &&
               alloy::divide_round_up(8, 7) == 2);
 static_assert(alloy::divide_round_up(MAX, 2) == MAX / 2 + 1 && alloy::divide_round_up(MAX, MAX) == 1);

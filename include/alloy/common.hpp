@@ -37,21 +37,27 @@ constexpr std::size_t round_up_object_size(std::size_t n, std::size_t a) noexcep
   std::size_t r = 0;
   return round_up_checked(n, a, r) && r <= PTRDIFF_MAX ? r : 0;
 }
-/// n rounded up to a multiple of any nonzero `m` into `out`; false if that overflows.
-constexpr bool round_up_to_multiple_checked(std::size_t n, std::size_t m, std::size_t& out) noexcept {
-  const std::size_t r = n % m;
-  if (r == 0) { out = n; return true; }
-  return !__builtin_add_overflow(n, m - r, &out);
-}
 /// ceil(n / d) for d > 0, without overflow.
 constexpr std::size_t divide_round_up(std::size_t n, std::size_t d) noexcept { return n / d + (n % d != 0); }
-/// a + b into `out`; false if that overflows.
+/// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says: found in review, the
+/// builtins wrote the wrapped value).
 constexpr bool add_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
-  return !__builtin_add_overflow(a, b, &out);
+  std::size_t t = 0;
+  if (__builtin_add_overflow(a, b, &t)) return false;
+  out = t;
+  return true;
 }
-/// a * b into `out`; false if that overflows.
+/// a * b into `out`; false if that overflows (`out` left alone).
 constexpr bool mul_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
-  return !__builtin_mul_overflow(a, b, &out);
+  std::size_t t = 0;
+  if (__builtin_mul_overflow(a, b, &t)) return false;
+  out = t;
+  return true;
+}
+/// n rounded up to a multiple of any nonzero `m` into `out`; false if that overflows (`out` left alone).
+constexpr bool round_up_to_multiple_checked(std::size_t n, std::size_t m, std::size_t& out) noexcept {
+  const std::size_t r = n % m;
+  return add_checked(n, r == 0 ? 0 : m - r, out);
 }
 /// log2 of a power of two.
 constexpr unsigned log2_exact(std::size_t x) noexcept { return static_cast<unsigned>(__builtin_ctzll(x)); }

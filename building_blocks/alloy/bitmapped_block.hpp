@@ -25,7 +25,8 @@ namespace alloy {
 /// back to Parent by the destructor). With `BlockSize == choose_at_runtime` every constructor takes the block size
 /// (a positive multiple of Alignment) as a trailing argument.
 /// Layout: over host memory, D's: the bitmap at the start, the payload after it aligned to Alignment; over the same
-/// span D and alloy hand out the same offsets. Over device memory (`!host_accessible<Parent>`) the bitmap lives in
+/// span D and alloy (Multiblock::yes) hand out the same offsets (Multiblock::no takes the lowest free block where
+/// D rotates its start word). Over device memory (`!host_accessible<Parent>`) the bitmap lives in
 /// host memory from Bookkeeping (a stateless host allocator) and the payload is never touched by the host.
 /// Search: a hint (every word before it is full) and, for multiblock, a summary index (one byte per word bounding its
 /// longest free run, in host memory from Bookkeeping), so that a search skips words that cannot fit.

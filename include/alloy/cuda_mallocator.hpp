@@ -9,7 +9,8 @@
 /// present. `<alloy/alloy.hpp>` does not include this header.
 ///
 /// All four parents report failure as an empty Block, never by throwing, so they compose like any other parent
-/// (`FallbackAllocator<CudaAsyncMallocator, CudaMallocator>`, an `AllocatorList` that tries the next region). A failed
+/// (an `AllocatorList` that tries the next region; D's `FallbackAllocator`, which DESIGN.md lists, is not in alloy
+/// yet). A failed
 /// allocation clears the runtime's last error (`cudaGetLastError`), so it does not leak into the next check of an
 /// unrelated call; a failed `copy` leaves it set, so the caller can ask which error it was. Without a device, or
 /// without a driver, every allocation fails and `cuda_available()` is false.
@@ -19,7 +20,8 @@
 /// the runtime which is which). It is stream-ordered and does not synchronize: the bytes are there once `stream` has
 /// reached the copy. (A copy from pageable host memory returns once the source has been staged, as the runtime does.)
 ///
-/// Example (compiled; it runs where a GPU exists):
+/// Example (compiled and run by the tests, test cuda_headers: with a device it allocates and copies, without one it
+/// checks the no-device answer):
 /// ```cpp
 /// if (alloy::cuda_available()) {
 ///   alloy::CudaMallocator dev;

@@ -176,11 +176,12 @@ struct AnyOps {
 /// Capabilities: every primitive, as D's IAllocator: an unsupported one answers as D's `CAllocatorImpl` does:
 /// `allocate_all`, `allocate_fresh` empty; `expand` true only for delta 0; `owns`, `empty`,
 /// `resolve_internal_pointer` unknown (owns of the empty Block: no); `deallocate` false (true for the empty Block);
-/// `deallocate_all` false; `aligned_reallocate` false; `reallocate` and `good_alloc_size` use alloy's generic
-/// fallbacks. The stream-ordered pair falls back to the plain one. `copy` moves bytes through the stack's copy
+/// `deallocate_all` false; `aligned_reallocate` false (but see below); `reallocate` and `good_alloc_size` use
+/// alloy's generic fallbacks. The stream-ordered pair falls back to the plain one. `copy` moves bytes through the stack's copy
 /// primitive (std::memmove on host memory); false when the stack has neither.
 /// Differences from D: `aligned_allocate` on a stack without it still succeeds when the requested alignment is at
-/// most the stack's own (D returns null), so `StlAllocator<T, AnyAllocator>` works over Mallocator.
+/// most the stack's own (D returns null), so `StlAllocator<T, AnyAllocator>` works over Mallocator; so does
+/// `aligned_reallocate` (through `reallocate`), so make's `expand_array` works over it too.
 /// Run-time properties: `runtime_alignment()` (the stack's `alignment`), `memory_space()`, `owning()`.
 /// Compile-time properties: `alignment` is 1 (nothing is known about the stack at compile time; use
 /// `runtime_alignment()`), and `memory_space_of<AnyAllocator>()` is device, the answer that holds for every stack it

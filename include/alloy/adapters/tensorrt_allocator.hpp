@@ -34,9 +34,8 @@ namespace alloy {
 /// (nullptr when the stack has none); anything else fails. Streams: a stream-ordered stack receives the stream.
 /// reallocate: in place when the block shrinks or the stack can `expand` it; else allocate, copy through the stack's
 /// copy primitive (on the default stream, waited for when CUDA may have made it asynchronously: reallocate is
-/// synchronous), free the old block; nullptr on failure, the old block still valid. It
-/// is declared only when the stack can copy its memory (host_accessible or `copy`); otherwise TensorRT's default
-/// (nullptr: not supported) stays.
+/// synchronous), free the old block; nullptr on failure, the old block still valid. When the stack cannot copy its
+/// memory (neither host_accessible nor `copy`) it answers as TensorRT's default does: nullptr (not supported).
 /// Thread safety: thread-safe, as TensorRT requires (one mutex around the stack and the table).
 /// Failure: nullptr for size 0, a bad alignment, or when the stack (or the table) is out of memory. Never throws.
 /// Live blocks left at destruction are given back to the stack.

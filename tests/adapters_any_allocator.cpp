@@ -405,3 +405,46 @@ TEST_CASE("AnyAllocator: a KuiperInfer-style Buffer, owning or wrapping external
     CHECK((b.device_type() == DeviceType::device) == (a.memory_space() == alloy::MemorySpace::device));
   }
 }
+
+// A stack without aligned_allocate serves an alignment up to and including its own.
+TEST_CASE("AnyAllocator: aligned_allocate at exactly the stack's own alignment") {
+  AnyAllocator m{alloy::Mallocator{}};
+  Block b = m.aligned_allocate(8, alloy::Mallocator::alignment);
+  REQUIRE(b);
+  CHECK(alloy::is_aligned(b.ptr, alloy::Mallocator::alignment));
+  CHECK(m.deallocate(b));
+  CHECK(!m.aligned_allocate(8, alloy::Mallocator::alignment * 2));
+}
+
+// A stateless stack built in place is stored nowhere, as one passed by value.
+TEST_CASE("AnyAllocator: a stateless stack built in place is not owned") {
+  AnyAllocator a(std::in_place_type<alloy::Mallocator>);
+  CHECK(!a.owning());
+  CHECK(a == AnyAllocator(alloy::Mallocator{}));
+  CHECK(a == AnyAllocator(std::in_place_type<alloy::Mallocator>));
+}
+
+namespace {
+// Device memory with no copy, reallocate or expand: an AnyAllocator over it has no way to move its bytes.
+struct DeviceNoCopy {
+  static constexpr std::size_t alignment = 16;
+  static constexpr alloy::MemorySpace memory_space = alloy::MemorySpace::device;
+  Block allocate(std::size_t n) noexcept { return alloy::NoAccessAllocator::instance.allocate(n); }
+  bool deallocate(Block b) noexcept { return alloy::NoAccessAllocator::instance.deallocate(b); }
+};
+static_assert(!alloy::has_copy<DeviceNoCopy> && !alloy::has_reallocate<DeviceNoCopy> && !alloy::host_accessible<DeviceNoCopy>);
+}  // namespace
+
+TEST_CASE("AnyAllocator: a device stack without copy moves no bytes") {
+  AnyAllocator d{DeviceNoCopy{}};
+  Block b = d.allocate(64);
+  REQUIRE(b);
+  unsigned char host[64] = {};
+  CHECK(d.copy(host, host, 0));      // nothing to move: true
+  CHECK(!d.copy(b.ptr, host, 64));   // no way to move bytes: false
+  CHECK(d.reallocate(b, 64));        // the same size: nothing to do
+  CHECK(b.size == 64);
+  CHECK(!d.reallocate(b, 128));      // would have to move bytes
+  CHECK(b.size == 64);
+  CHECK(d.deallocate(b));
+}

@@ -539,3 +539,56 @@ TEST_CASE("device_buffer: randomized operations against a host model") {
     if (step % 16 == 0) REQUIRE(read_back(b) == model);
   }
 }
+
+// An explicit alignment equal to A::alignment is A's own: it needs no aligned_allocate (Mallocator has none).
+TEST_CASE("device_buffer: an explicit alignment equal to A::alignment is A's own") {
+  const stream_view s{};
+  device_buffer<alloy::Mallocator> m(64, alloy::Mallocator::alignment, s);
+  CHECK(m.capacity() == 64);
+  CHECK(m.alignment() == alloy::Mallocator::alignment);
+  const auto src = pattern(40, 11);
+  device_buffer<alloy::Mallocator> m2(src.data(), src.size(), alloy::Mallocator::alignment, s);
+  CHECK(std::memcmp(m2.data(), src.data(), src.size()) == 0);
+  device_buffer<alloy::Mallocator> m3(m2, s);  // a copy asks for no explicit alignment either
+  CHECK(m3.alignment() == alloy::Mallocator::alignment);
+}
+
+// max_capacity is the largest capacity a buffer records: itself allowed, one more refused (external memory: nothing
+// is allocated or touched, so the bound is checked alone).
+TEST_CASE("device_buffer: max_capacity itself is a valid capacity") {
+  using B = device_buffer<alloy::Mallocator>;
+  alignas(16) static unsigned char raw[16];
+  B b(alloy::external_memory, raw, B::max_capacity, {});
+  CHECK(b.is_external());
+  CHECK(b.size() == B::max_capacity);
+  CHECK(b.capacity() == B::max_capacity);
+  CHECK(b.alignment() == alloy::Mallocator::alignment);
+  CHECK_THROWS_AS(B(alloy::external_memory, raw, B::max_capacity + 1, {}), alloy::bad_alloc);
+}
+
+// Memory wrapped as external is never freed by the buffer, whatever ends it (destruction, move assignment over it,
+// growth into owned memory): checked at run time through the parent's records (a mutation sweep found this caught
+// only by GCC's -Wfree-nonheap-object on the static buffers of the other cases).
+TEST_CASE("device_buffer: external memory from an allocator stays the caller's") {
+  LeakCheck leaks;
+  NoAccessAllocator dev;
+  const Block mem = dev.allocate(4096);
+  REQUIRE(mem);
+  {
+    device_buffer<NoAccessAllocator> b(alloy::external_memory, mem.ptr, 100, {});
+    CHECK(b.is_external());
+  }
+  CHECK(dev.owns(mem) == alloy::Ternary::yes);
+  {
+    device_buffer<NoAccessAllocator> b(alloy::external_memory, mem.ptr, 100, {});
+    b = device_buffer<NoAccessAllocator>(10, {});
+  }
+  CHECK(dev.owns(mem) == alloy::Ternary::yes);
+  {
+    device_buffer<NoAccessAllocator> b(alloy::external_memory, mem.ptr, 100, {});
+    b.resize(5000, {});  // past the capacity: the bytes move into owned memory
+    CHECK(!b.is_external());
+  }
+  CHECK(dev.owns(mem) == alloy::Ternary::yes);
+  CHECK(dev.deallocate(mem));
+}

@@ -587,3 +587,27 @@ TEST_CASE("dispose: through a base class is caught in debug builds (the size wou
   CHECK(alloy::dispose(m, d));  // through its own type: fine
 }
 #endif
+
+namespace {
+// Refuses every request, counting them.
+struct RequestCounter {
+  static constexpr std::size_t alignment = 16;
+  std::size_t requests = 0;
+  alloy::Block allocate(std::size_t) noexcept {
+    ++requests;
+    return {};
+  }
+};
+}  // namespace
+
+// n * sizeof(T) that wraps around to a small number must not reach the allocator (it would give 4 bytes for 2^62 + 1
+// elements).
+TEST_CASE("make_array: a count whose byte size wraps around asks nothing of the allocator") {
+  RequestCounter c;
+  const std::size_t wraps = SIZE_MAX / sizeof(int) + 2;  // wraps * sizeof(int) == 4 (mod 2^64)
+  CHECK(alloy::make_array<int>(c, wraps).empty());
+  CHECK(alloy::make_array<int>(c, wraps, 7).empty());
+  CHECK(c.requests == 0);
+  CHECK(alloy::make_array<int>(c, 2).empty());  // a real request does reach it
+  CHECK(c.requests == 1);
+}

@@ -583,3 +583,111 @@ TEST_CASE_TEMPLATE("AllocatorList of arenas: randomized, at most one empty alloc
   CHECK(a.node_capacity() <= 64);
   MESSAGE(made << " arenas made, node capacity " << a.node_capacity() << ", ops " << st.ops << ", failures " << st.failures << ", reallocations " << st.reallocations);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gaps found by a mutation sweep.
+
+// An arena that cannot rule a block out: owns says yes for its own blocks and unknown for any other.
+struct UnsureArena {
+  alloy::Region<alloy::Mallocator> r;
+  static constexpr std::size_t alignment = 16;
+  alloy::Block allocate(std::size_t n) noexcept { return r.allocate(n); }
+  bool deallocate(alloy::Block b) noexcept { return r.deallocate(b); }
+  alloy::Ternary owns(alloy::Block b) const noexcept {
+    return r.owns(b) == alloy::Ternary::yes ? alloy::Ternary::yes : alloy::Ternary::unknown;
+  }
+};
+struct UnsureArenas {
+  UnsureArena operator()(std::size_t n) const { return {alloy::Region<alloy::Mallocator>(std::max<std::size_t>(n, 4096))}; }
+};
+TEST_CASE("AllocatorList: owns is unknown when an allocator cannot tell and none says yes") {
+  L<UnsureArenas> a;
+  int foreign = 0;
+  CHECK(a.owns({&foreign, sizeof foreign}) == Ternary::no);  // no allocator: nobody says otherwise
+  const Block x = a.allocate(100);
+  REQUIRE(x);
+  CHECK(a.owns(x) == Ternary::yes);
+  CHECK(a.owns(Block{}) == Ternary::no);
+  CHECK(a.owns({&foreign, sizeof foreign}) == Ternary::unknown);
+  CHECK(a.deallocate(x));
+}
+
+TEST_CASE("AllocatorList: reallocate of a null Block allocates, whatever its size says") {
+  RegionList a;
+  Block null5{nullptr, 5};
+  CHECK(a.reallocate(null5, 5));
+  CHECK(null5);
+  CHECK(null5.size == 5);
+  CHECK(a.deallocate(null5));
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("AllocatorList: copy with no allocator alive works only for n == 0") {
+  DeviceRegionList a;
+  char src[4] = "abc", dst[4] = {};
+  CHECK(a.copy(dst, src, 0, {}));
+  CHECK_FALSE(a.copy(dst, src, 4, {}));
+  const Block b = a.allocate(4);
+  REQUIRE(b);
+  CHECK(a.copy(b.ptr, src, 4, {}));
+  CHECK(a.copy(dst, b.ptr, 4, {}));
+  CHECK(std::strcmp(dst, "abc") == 0);
+  CHECK(a.deallocate_all());
+  CHECK_FALSE(a.copy(dst, src, 4, {}));
+}
+
+TEST_CASE("AllocatorList: move assignment gives the target's allocators back to their parent") {
+  const std::size_t before = alloy::NoAccessAllocator::live_blocks();
+  {
+    L<FixedRegions<alloy::NoAccessAllocator, 4096>> a, b;
+    CHECK(a.allocate(100));
+    CHECK(a.allocate(4096));
+    CHECK(b.allocate(100));
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before + 3);
+    a = std::move(b);
+    CHECK(alloy::NoAccessAllocator::live_blocks() == before + 1);  // a's two regions went back
+    CHECK(a.allocator_count() == 1);
+    CHECK(b.allocator_count() == 0);  // NOLINT
+  }
+  CHECK(alloy::NoAccessAllocator::live_blocks() == before);
+}
+
+// In-band: when the node array moves out of a home that holds nothing else (its blocks were freed, but a block
+// left behind by reallocate keeps the array from expanding in place), that home goes at once.
+TEST_CASE("AllocatorList, in-band over Regions: an old home left with no block goes when the array moves") {
+  L<Regions<alloy::Mallocator, 4096>, alloy::NullAllocator> a;
+  Block x = a.allocate(100), y = a.allocate(100);  // the home region: the array, x, y
+  REQUIRE(x);
+  REQUIRE(y);
+  REQUIRE(a.reallocate(x, 200));  // moves above y; the old copy stays in the region, uncounted
+  CHECK(a.deallocate(x));
+  CHECK(a.deallocate(y));
+  CHECK(a.allocator_count() == 1);  // the home holds only the array now, and cannot expand it in place
+  std::vector<Block> bs;
+  for (int i = 0; i < 3; ++i) bs.push_back(a.allocate(4000));  // fills the 4 slots
+  CHECK(a.allocator_count() == 4);
+  CHECK(a.node_capacity() == 4);
+  bs.push_back(a.allocate(4000));  // the array moves to a new region; the old home has nothing left
+  REQUIRE(bs.back());
+  CHECK(a.node_capacity() == 8);
+  CHECK(a.allocator_count() == 4);
+  for (auto it = bs.rbegin(); it != bs.rend(); ++it) CHECK(a.deallocate(*it));
+  CHECK(a.empty() == Ternary::yes);
+}
+
+TEST_CASE("AllocatorList over Regions: aligned_reallocate to 0 of a block its region keeps fails, b unchanged") {
+  L<Regions<alloy::Mallocator, 4096>> a;
+  Block x = a.aligned_allocate(100, 64);
+  const Block y = a.allocate(100);
+  REQUIRE(x);
+  REQUIRE(y);
+  const Block kept = x;
+  CHECK_FALSE(a.aligned_reallocate(x, 0, 64));  // not the region's last block: the region refuses it
+  CHECK(x == kept);
+  CHECK_FALSE(a.reallocate(x, 0));  // as reallocate
+  CHECK(x == kept);
+  CHECK(a.deallocate(y));
+  CHECK(a.aligned_reallocate(x, 0, 64));  // the last block now
+  CHECK(!x);
+  CHECK(a.empty() == Ternary::yes);
+}

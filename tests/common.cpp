@@ -3,6 +3,7 @@
 #include <alloy/mallocator.hpp>
 #include <alloy/mmap_allocator.hpp>
 #include <alloy/no_access_allocator.hpp>
+#include <alloy/region.hpp>
 
 #include <cstring>
 #include <vector>
@@ -374,4 +375,82 @@ TEST_CASE("common: reallocate fallback, randomized with contents") {
   for (Block& b : blocks) CHECK(alloy::reallocate(h, b, 0));
   CHECK(h.live_blocks() == 0);
   CHECK(h.expansions() > 1000);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gaps found by a mutation sweep.
+
+// round_up_object_size at its edge: PTRDIFF_MAX bytes is a size an object can have, one more is not.
+static_assert(alloy::round_up_object_size(PTRDIFF_MAX, 1) == PTRDIFF_MAX);
+static_assert(alloy::round_up_object_size(std::size_t{PTRDIFF_MAX} + 1, 1) == 0);
+static_assert(alloy::round_up_object_size(std::size_t{PTRDIFF_MAX} - 4095, 4096) == std::size_t{PTRDIFF_MAX} - 4095);
+static_assert(alloy::round_up_object_size(std::size_t{PTRDIFF_MAX} - 4094, 4096) == 0);
+static_assert(alloy::round_up_object_size(MAX, 4096) == 0 && alloy::round_up_object_size(1, 4096) == 4096);
+
+TEST_CASE("common: reallocate of an empty Block fails when the allocation fails") {
+  Plain h;
+  h.fail_after(0);
+  Block b{};
+  CHECK_FALSE(alloy::reallocate(h, b, 40));
+  CHECK(!b);
+  h.fail_after(MAX);
+  alloy::Region<alloy::Mallocator> r(256);  // no reallocate of its own
+  static_assert(!alloy::has_reallocate<alloy::Region<alloy::Mallocator>>);
+  Block c{};
+  CHECK_FALSE(alloy::reallocate(r, c, 1000));
+  CHECK(!c);
+}
+
+// A heap whose copy fails (a device copy that reports an error, say).
+struct FailingCopyHeap : CheckedHeap<16, caps::aligned> {
+  bool copy(void*, const void*, std::size_t, alloy::stream_view) noexcept { return false; }
+};
+static_assert(alloy::has_copy<FailingCopyHeap> && !alloy::has_reallocate<FailingCopyHeap> &&
+              !alloy::has_aligned_reallocate<FailingCopyHeap>);
+
+TEST_CASE("common: when the copy fails, reallocate and aligned_reallocate give the new block back") {
+  FailingCopyHeap h;
+  Block b = h.allocate(16);
+  REQUIRE(b);
+  const Block kept = b;
+  CHECK_FALSE(alloy::reallocate(h, b, 64));
+  CHECK(b == kept);
+  CHECK(h.live_blocks() == 1);
+  CHECK_FALSE(alloy::aligned_reallocate(h, b, 64, 256));
+  CHECK(b == kept);
+  CHECK(h.live_blocks() == 1);
+  CHECK(h.deallocate(b));
+  CHECK(h.live_blocks() == 0);
+}
+
+TEST_CASE("common: aligned_reallocate to the same size moves a block that lacks the alignment") {
+  Aligned h;
+  Block b = h.aligned_allocate(30, 16);
+  REQUIRE(b);
+  std::memset(b.ptr, 0x3C, 30);
+  const std::uintptr_t addr = alloy::address_of(b.ptr);
+  const std::size_t al = 2 * (addr & (~addr + 1));  // twice b's own alignment: b is not aligned to it
+  REQUIRE(alloy::aligned_reallocate(h, b, 30, al));
+  CHECK(b.size == 30);
+  CHECK(alloy::is_aligned(b.ptr, al));
+  CHECK(static_cast<unsigned char*>(b.ptr)[29] == 0x3C);
+  CHECK(h.deallocate(b));
+  CHECK(h.live_blocks() == 0);
+}
+
+TEST_CASE("common: aligned_reallocate to 0 fails, b unchanged, when the allocator keeps the block") {
+  alloy::Region<alloy::Mallocator> r(4096);  // gives back only its last block; no aligned_reallocate of its own
+  static_assert(!alloy::has_aligned_reallocate<alloy::Region<alloy::Mallocator>>);
+  Block x = r.aligned_allocate(100, 64);
+  const Block y = r.allocate(100);
+  REQUIRE(x);
+  REQUIRE(y);
+  const Block kept = x;
+  CHECK_FALSE(alloy::aligned_reallocate(r, x, 0, 64));
+  CHECK(x == kept);
+  CHECK_FALSE(alloy::reallocate(r, x, 0));
+  CHECK(x == kept);
+  CHECK(r.deallocate(y));
+  CHECK(alloy::aligned_reallocate(r, x, 0, 64));
+  CHECK(!x);
 }

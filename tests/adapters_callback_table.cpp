@@ -9,8 +9,10 @@
 #include <alloy/ref.hpp>
 #include <alloy/region.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -130,4 +132,26 @@ TEST_CASE("CallbackTable: thread-safe over a Region (which is not)") {
   for (auto& th : ts) th.join();
   for (int b : bad) CHECK(b == 0);
   CHECK(ct.live_blocks() == 0);
+}
+
+// Over a Region on a 4096-aligned span, where each block lands is known: the hint's lowest set bit is the alignment,
+// at most 4096, and a plain alloc serves the request when the aligned one fails.
+TEST_CASE("CallbackTable: alloc_advise aligns to the hint (capped at 4096), else falls back to a plain alloc") {
+  alignas(4096) static std::byte buf[8192];
+  alloy::CallbackTable<alloy::Region<>> ct{std::span<std::byte>(buf)};
+  alloy_callback_table* t = ct.table();
+  auto offset = [&](void* h) { return static_cast<std::byte*>(t->addr_of_block(h)) - buf; };
+  void* a = t->alloc(t->obj, 10);
+  REQUIRE(a != nullptr);
+  CHECK(offset(a) == 0);
+  void* b = t->alloc_advise(t->obj, 10, reinterpret_cast<void*>(std::uintptr_t{1} << 47));  // capped: 4096
+  REQUIRE(b != nullptr);
+  CHECK(offset(b) == 4096);
+  void* c = t->alloc_advise(t->obj, 10, reinterpret_cast<void*>(std::uintptr_t{0x1000}));  // no 4096 boundary left
+  REQUIRE(c != nullptr);
+  CHECK(offset(c) == 4096 + 16);  // the plain alloc
+  void* d = t->alloc_advise(t->obj, 10, reinterpret_cast<void*>(std::uintptr_t{0x1040}));  // 64
+  REQUIRE(d != nullptr);
+  CHECK(offset(d) == 4096 + 64);
+  CHECK(ct.live_blocks() == 4);
 }

@@ -102,3 +102,14 @@ TEST_CASE("PmrResource: a monotonic Region behind std::pmr") {
   CHECK(v[50] == 50);
   CHECK_THROWS_AS(v.reserve(1 << 20), std::bad_alloc);  // the region is finite
 }
+
+TEST_CASE("PmrResource: an alignment that is not a power of two throws, even one below the stack's alignment") {
+  PmrResource<alloy::Mallocator> res;
+  CHECK_THROWS_AS((void)res.allocate(8, 3), alloy::bad_alloc);
+}
+
+TEST_CASE("PmrResource: two resources over stacks that cannot be compared are not equal") {
+  PmrResource<alloy::Region<alloy::Mallocator>> a(4096), b(4096);
+  CHECK(!a.is_equal(b));
+  CHECK(!b.is_equal(a));
+}

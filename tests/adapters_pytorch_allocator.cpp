@@ -5,6 +5,7 @@
 #include <alloy/adapters/pytorch_allocator.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/no_access_allocator.hpp>
+#include <alloy/null_allocator.hpp>
 #include <alloy/region.hpp>
 
 #include <dlfcn.h>
@@ -104,6 +105,12 @@ TEST_CASE("PyTorch allocator: the header's functions") {
   CHECK(alloy::NoAccessAllocator::instance.owns({d, 10}) == alloy::Ternary::yes);
   D::free(d, 10, 1, nullptr);
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
+}
+
+TEST_CASE("PyTorch allocator: a failed alloc counts no live bytes") {
+  using T = alloy::PyTorchAllocator<alloy::NullAllocator, 1>;
+  CHECK(T::alloc(100, 0, nullptr) == nullptr);
+  CHECK(T::live_bytes(0) == 0);
 }
 
 // A Region is not thread-safe; the adapter's per-device mutex makes it so (TSan checks the claim).

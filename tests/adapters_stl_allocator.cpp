@@ -7,6 +7,7 @@
 #include <alloy/ref.hpp>
 #include <alloy/region.hpp>
 
+#include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
@@ -168,6 +169,33 @@ TEST_CASE("StlAllocator: randomized container churn (exact blocks)") {
     }
     for (auto& v : vs)
       for (std::size_t i = 1; i < v.size(); ++i) CHECK_MESSAGE(v[i] > v[i - 1], "contents survive reallocation");
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
+// Mutation audit: (SIZE_MAX / 4 + 2) * 4 wraps to 4; without the overflow check the stack would serve 4 bytes.
+TEST_CASE("StlAllocator: an n * sizeof(T) that wraps to a small size throws, never a short block") {
+  CHECK_THROWS_AS((void)MallocAlloc<std::uint32_t>().allocate(SIZE_MAX / sizeof(std::uint32_t) + 2), std::bad_alloc);
+}
+
+struct alignas(alloy::Mallocator::alignment) Exact {
+  unsigned char bytes[alloy::Mallocator::alignment];
+};
+
+TEST_CASE("StlAllocator: alignof(T) equal to the stack's alignment is a plain allocate (no aligned_allocate needed)") {
+  std::vector<Exact, MallocAlloc<Exact>> v(3);
+  CHECK(alloy::is_aligned(v.data(), alignof(Exact)));
+}
+
+TEST_CASE("StlAllocator: copy assignment propagates a stateful stack") {
+  Heap heap, other;
+  {
+    using A = StlAllocator<int, Heap>;
+    std::vector<int, A> v({1, 2, 3}, A(heap));
+    std::vector<int, A> w{A(other)};
+    w = v;
+    CHECK(w.get_allocator() == v.get_allocator());
+    CHECK(other.live_blocks() == 0);  // the copy's memory came from `heap`
   }
   CHECK(heap.live_blocks() == 0);
 }

@@ -154,3 +154,41 @@ TEST_CASE("TensorRTAllocator: thread-safe (8 threads, one allocator)") {
   CHECK(t.live_blocks() == 0);
   CHECK(m.live_blocks() == 0);
 }
+
+TEST_CASE("TensorRTAllocator: reallocate to the same size stays in place") {
+  using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned | alloy::test::caps::expand>;
+  Heap heap;
+  TensorRTAllocator<alloy::Ref<Heap>> t(heap);
+  void* p = t.allocateAsync(100, 0, 0, nullptr);
+  REQUIRE(p != nullptr);
+  REQUIRE(t.reallocate(p, 0, 100) == p);
+  CHECK(heap.allocations() == 1);
+  CHECK(t.deallocateAsync(p, nullptr));
+}
+
+TEST_CASE("TensorRTAllocator: reallocate gives the requested alignment when shrinking too") {
+  using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned | alloy::test::caps::expand>;
+  Heap heap;
+  TensorRTAllocator<alloy::Ref<Heap>> t(heap);
+  void* p = nullptr;  // a block the heap did not happen to align to 4096
+  for (int i = 0; i < 64 && p == nullptr; ++i) {
+    void* x = t.allocateAsync(100, 0, 0, nullptr);
+    if (!alloy::is_aligned(x, 4096)) p = x;
+  }
+  REQUIRE(p != nullptr);
+  void* q = t.reallocate(p, 4096, 50);
+  REQUIRE(q != nullptr);
+  CHECK(alloy::is_aligned(q, 4096));
+  CHECK(t.deallocateAsync(q, nullptr));
+}  // the rest are given back by the destructor
+
+TEST_CASE("TensorRTAllocator: reallocate of null allocates; of a pointer it never gave, nullptr") {
+  TensorRTAllocator<alloy::AlignedMallocator> t;
+  void* p = t.reallocate(nullptr, 64, 100);
+  REQUIRE(p != nullptr);
+  CHECK(alloy::is_aligned(p, 64));
+  CHECK(t.live_blocks() == 1);
+  int foreign = 0;
+  CHECK(t.reallocate(&foreign, 0, 1) == nullptr);
+  CHECK(t.deallocateAsync(p, nullptr));
+}

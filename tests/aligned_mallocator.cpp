@@ -86,3 +86,14 @@ TEST_CASE("AlignedMallocator: thread-safe (4 threads allocate, resize, check and
   const AlignedMallocator& a = AlignedMallocator::instance;
   for (int e : alloy::test::stress_threads(a, [](std::size_t n) { return std::size_t{1} << (n % 12); })) CHECK(e == 0);
 }
+
+TEST_CASE("AlignedMallocator: aligned_reallocate to 0 with a bad alignment fails and keeps the block") {
+  const AlignedMallocator& a = AlignedMallocator::instance;
+  Block b = a.aligned_allocate(100, 64);
+  REQUIRE(b);
+  const Block before = b;
+  CHECK_FALSE(a.aligned_reallocate(b, 0, 48));  // not a power of two: fails before anything is freed
+  CHECK(b == before);
+  std::memset(b.ptr, 1, b.size);  // still the caller's
+  CHECK(a.deallocate(b));
+}

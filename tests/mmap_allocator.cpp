@@ -1,9 +1,11 @@
 #include <alloy/mmap_allocator.hpp>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <doctest/doctest.h>
@@ -169,4 +171,35 @@ TEST_CASE("MmapAllocator: randomized against the invariants") {
 TEST_CASE("MmapAllocator: thread-safe (4 threads allocate, resize, check and free at once)") {
   const MmapAllocator& a = MmapAllocator::instance;
   for (int e : alloy::test::stress_threads(a, [](std::size_t n) { return std::size_t{1} << (12 + n % 6); })) CHECK(e == 0);
+}
+
+// The process's virtual memory in KiB (VmSize in /proc/self/status), read without allocating.
+static std::size_t vm_size_kib() {
+  char buf[8192] = {};
+  const int fd = ::open("/proc/self/status", O_RDONLY);
+  REQUIRE(fd >= 0);
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  REQUIRE(n > 0);
+  const char* v = std::strstr(buf, "VmSize:");
+  REQUIRE(v != nullptr);
+  return std::strtoull(v + 7, nullptr, 10);
+}
+
+TEST_CASE("MmapAllocator: aligned_allocate unmaps all of the slack") {
+  MmapAllocator m;
+  constexpr std::size_t count = 16;
+  Block blocks[count];
+  const std::size_t before = vm_size_kib();
+  // Sizes of 1 to 16 pages: the over-mapped runs start at different offsets from a 2 MiB boundary, so each has slack
+  // before the block, after it, or both.
+  for (std::size_t i = 0; i < count; ++i) blocks[i] = m.aligned_allocate((i + 1) * page, std::size_t{1} << 21);
+  const std::size_t after = vm_size_kib();
+  std::size_t want = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    REQUIRE(blocks[i]);
+    want += (i + 1) * page;
+  }
+  CHECK(after - before == want / 1024);  // exactly the blocks' pages stay mapped
+  for (const Block& b : blocks) CHECK(m.deallocate(b));
 }

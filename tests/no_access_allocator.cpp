@@ -111,3 +111,83 @@ TEST_CASE("NoAccessAllocator: copy refuses a range that runs past its mapping, a
   CHECK(std::strcmp(back, "kept") == 0);
   CHECK(a.deallocate(b));
 }
+
+TEST_CASE("NoAccessAllocator: live_bytes counts the bytes asked for until they are deallocated") {
+  NoAccessAllocator a;
+  const std::size_t blocks = NoAccessAllocator::live_blocks(), bytes = NoAccessAllocator::live_bytes();
+  alloy::Block b = a.allocate(100);
+  alloy::Block c = a.aligned_allocate(5000, std::size_t{1} << 16);
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(NoAccessAllocator::live_blocks() == blocks + 2);
+  CHECK(NoAccessAllocator::live_bytes() == bytes + 5100);
+  CHECK(a.deallocate(b));
+  CHECK(NoAccessAllocator::live_bytes() == bytes + 5000);
+  CHECK(a.deallocate(c));
+  CHECK(NoAccessAllocator::live_bytes() == bytes);
+  CHECK(NoAccessAllocator::live_blocks() == blocks);
+}
+
+TEST_CASE("NoAccessAllocator: copy within one mapping") {
+  NoAccessAllocator a;
+  alloy::Block b = a.allocate(200);
+  REQUIRE(b);
+  char msg[] = "within";
+  REQUIRE(a.copy(b.ptr, msg, sizeof msg, {}));
+  auto* mid = static_cast<char*>(b.ptr) + 100;
+  // Source and destination in the same mapping: its pages must be writable for the memmove (a child shows that it
+  // does not crash before the parent tries it).
+  REQUIRE(signal_of_child([&] {
+            if (!a.copy(mid, b.ptr, sizeof msg, {})) std::abort();
+          }) == 0);
+  CHECK(a.copy(mid, b.ptr, sizeof msg, {}));
+  char back[sizeof msg] = {};
+  CHECK(a.copy(back, mid, sizeof back, {}));
+  CHECK(std::strcmp(back, msg) == 0);
+  CHECK(a.deallocate(b));
+}
+
+TEST_CASE("NoAccessAllocator: after a copy out of a mapping its pages are closed again") {
+  NoAccessAllocator a;
+  alloy::Block b = a.allocate(64);
+  REQUIRE(b);
+  char msg[] = "source";
+  REQUIRE(a.copy(b.ptr, msg, sizeof msg, {}));
+  char back[sizeof msg] = {};
+  CHECK(a.copy(back, b.ptr, sizeof msg, {}));  // b is the source: opened for reading, then closed
+  CHECK(std::strcmp(back, msg) == 0);
+  CHECK(signal_of_child([&] { (void)static_cast<volatile char*>(b.ptr)[0]; }) == SIGSEGV);
+  alloy::Block c = a.allocate(64);
+  REQUIRE(c);
+  CHECK(a.copy(c.ptr, b.ptr, sizeof msg, {}));  // device to device: both closed again
+  CHECK(signal_of_child([&] { (void)static_cast<volatile char*>(b.ptr)[0]; }) == SIGSEGV);
+  CHECK(signal_of_child([&] { (void)static_cast<volatile char*>(c.ptr)[0]; }) == SIGSEGV);
+  CHECK(a.deallocate(b));
+  CHECK(a.deallocate(c));
+}
+
+TEST_CASE("NoAccessAllocator: host memory right after a mapping is not part of it") {
+  NoAccessAllocator a;
+  const std::size_t page = NoAccessAllocator::alignment;
+  // An aligned block is trimmed out of a larger mapping, so the page after it is usually free: map host memory there.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    alloy::Block b = a.aligned_allocate(page, std::size_t{1} << 16);
+    REQUIRE(b);
+    void* const after = static_cast<char*>(b.ptr) + page;
+    void* const h = ::mmap(after, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (h == after) {
+      char msg[] = "host";
+      CHECK(a.copy(after, msg, sizeof msg, {}));  // host to host: the range starts past the mapping's end
+      CHECK(std::strcmp(static_cast<const char*>(after), "host") == 0);
+      char back[sizeof msg] = {};
+      CHECK(a.copy(back, after, sizeof msg, {}));
+      CHECK(std::strcmp(back, "host") == 0);
+      CHECK(::munmap(h, page) == 0);
+      CHECK(a.deallocate(b));
+      return;
+    }
+    if (h != MAP_FAILED) ::munmap(h, page);  // a kernel without MAP_FIXED_NOREPLACE may map it elsewhere
+    CHECK(a.deallocate(b));
+  }
+  MESSAGE("no free page after a mapping: not checked");
+}

@@ -6,6 +6,7 @@
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/null_allocator.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -316,4 +317,98 @@ TEST_CASE("RecordingAllocator: copy is serialized with the other calls to Parent
   t.join();
   CHECK(copied == 2000);
   CHECK(r.parent().calls == 6000);
+}
+
+namespace {
+// A heap that moves a block on every reallocate, even to the same size (realloc may), has allocate_fresh, and can be
+// told to refuse deallocate: the recorder must follow a block's address and record only what succeeded.
+struct Mover {
+  static constexpr std::size_t alignment = alloy::platform_alignment;
+  bool refuse = false;
+  Block allocate(std::size_t n) noexcept { return alloy::AlignedMallocator::instance.allocate(n); }
+  Block allocate_fresh(std::size_t n) noexcept { return allocate(n); }
+  Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
+    return alloy::AlignedMallocator::instance.aligned_allocate(n, a);
+  }
+  bool deallocate(Block b) noexcept { return !refuse && alloy::AlignedMallocator::instance.deallocate(b); }
+  bool reallocate(Block& b, std::size_t n) noexcept { return move(b, allocate(n), n); }
+  bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) noexcept {
+    return move(b, aligned_allocate(n, a), n);
+  }
+  bool move(Block& b, Block nb, std::size_t n) noexcept {
+    if (n != 0 && !nb) return false;
+    if (b && nb) std::memcpy(nb.ptr, b.ptr, std::min(b.size, n));
+    alloy::AlignedMallocator::instance.deallocate(b);
+    b = nb;
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("RecordingAllocator: a block that moves without changing size keeps its id and writes nothing") {
+  RecordingAllocator<Mover> r;
+  Block a = r.allocate(40);
+  REQUIRE(a);
+  const void* const first = a.ptr;
+  CHECK(r.reallocate(a, 40));  // moves (the new block is taken before the old one is freed), same size: no line
+  CHECK(a.ptr != first);
+  CHECK(r.event_count() == 1);
+  CHECK(r.deallocate(a));  // found at its new address
+  Block b = r.allocate(40);
+  REQUIRE(b);
+  CHECK(r.aligned_reallocate(b, 40, 16));  // moves, same size and alignment: no line
+  CHECK(r.deallocate(b));
+  Block c = r.allocate(40);
+  REQUIRE(c);
+  CHECK(r.aligned_reallocate(c, 40, 4096));  // same size, alignment raised: r
+  CHECK(r.deallocate(c));
+  CHECK(r.live_blocks() == 0);
+  const std::vector<TraceEvent> want = {
+      {Op::allocate, 1, 40, 16, 0},   {Op::deallocate, 1, 40, 16, 0}, {Op::allocate, 2, 40, 16, 0},
+      {Op::deallocate, 2, 40, 16, 0}, {Op::allocate, 3, 40, 16, 0},   {Op::reallocate, 3, 40, 4096, 0},
+      {Op::deallocate, 3, 40, 4096, 0},
+  };
+  CHECK(parse_ok(r.trace()) == want);
+}
+
+TEST_CASE("RecordingAllocator: an aligned_reallocate that changes nothing writes nothing") {
+  RecordingAllocator<alloy::AlignedMallocator> r;
+  Block b = r.aligned_allocate(100, 256);
+  REQUIRE(b);
+  CHECK(r.aligned_reallocate(b, 100, 256));  // already so: the parent does nothing
+  CHECK(r.aligned_reallocate(b, 100, 64));   // a weaker alignment: nothing either
+  CHECK(r.event_count() == 1);
+  CHECK(r.deallocate(b));
+  CHECK(r.event_count() == 2);
+}
+
+TEST_CASE("RecordingAllocator: a deallocate that the parent refuses writes nothing") {
+  RecordingAllocator<Mover> r;
+  Block a = r.allocate(24);
+  REQUIRE(a);
+  r.parent().refuse = true;
+  CHECK_FALSE(r.deallocate(a));
+  CHECK(r.live_blocks() == 1);
+  CHECK(r.event_count() == 1);
+  r.parent().refuse = false;
+  CHECK(r.deallocate(a));
+  const std::vector<TraceEvent> want = {{Op::allocate, 1, 24, 16, 0}, {Op::deallocate, 1, 24, 16, 0}};
+  CHECK(parse_ok(r.trace()) == want);
+}
+
+TEST_CASE("RecordingAllocator: the alignment recorded is at least Parent's") {
+  RecordingAllocator<Mover> r;
+  Block a = r.aligned_allocate(10, 4);  // below Parent::alignment: Parent's is what the caller may rely on
+  Block f = r.allocate_fresh(8);
+  REQUIRE(a);
+  REQUIRE(f);
+  CHECK(r.deallocate(a));
+  CHECK(r.deallocate(f));
+  const std::vector<TraceEvent> want = {
+      {Op::allocate, 1, 10, 16, 0},
+      {Op::allocate, 2, 8, 16, 0},
+      {Op::deallocate, 1, 10, 16, 0},
+      {Op::deallocate, 2, 8, 16, 0},
+  };
+  CHECK(parse_ok(r.trace()) == want);
 }

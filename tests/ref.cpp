@@ -132,3 +132,52 @@ TEST_CASE("Ref: randomized, several Refs interleaved over one heap") {
   const auto st2 = alloy::test::run_differential(ra, o);
   CHECK(st2.reallocations > 1000);
 }
+
+// Each primitive answers with its own mark, so a Ref that forwards a call to another primitive of A is seen.
+struct Marks {
+  static constexpr size_t alignment = 16;
+  alignas(16) std::byte mem[64];
+  int plain = 0, fresh = 0, stream_allocs = 0, frees = 0, stream_frees = 0, frees_all = 0;
+  Block allocate(size_t n) noexcept {
+    ++plain;
+    return {mem, n};
+  }
+  Block allocate_fresh(size_t n) noexcept {
+    ++fresh;
+    return {mem + 16, n};
+  }
+  Block allocate(stream_view, size_t n) noexcept {
+    ++stream_allocs;
+    return {mem + 32, n};
+  }
+  bool deallocate(Block) noexcept {
+    ++frees;
+    return true;
+  }
+  bool deallocate(stream_view, Block) noexcept {
+    ++stream_frees;
+    return true;
+  }
+  bool deallocate_all() noexcept {
+    ++frees_all;
+    return false;
+  }
+  Ternary empty() noexcept { return Ternary::no; }
+};
+static_assert(same_capabilities<Marks>());
+
+TEST_CASE("Ref: each call reaches the same primitive of A") {
+  Marks m;
+  const Ref<Marks> r(m);
+  CHECK(r.allocate_fresh(8).ptr == m.mem + 16);
+  CHECK(r.allocate(stream_view{}, 8).ptr == m.mem + 32);
+  CHECK(r.deallocate(stream_view{}, Block{m.mem + 32, 8}));
+  CHECK_FALSE(r.deallocate_all());
+  CHECK(r.empty() == Ternary::no);
+  CHECK(m.plain == 0);
+  CHECK(m.fresh == 1);
+  CHECK(m.stream_allocs == 1);
+  CHECK(m.frees == 0);
+  CHECK(m.stream_frees == 1);
+  CHECK(m.frees_all == 1);
+}

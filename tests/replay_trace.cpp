@@ -1,5 +1,6 @@
 // The trace format of alloy-replay (docs/replay.md): the line writer and the parser.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -30,6 +31,18 @@ TEST_CASE("trace: format_trace_line round-trips through the parser, extremes inc
   REQUIRE(t.ok());
   REQUIRE(t.events.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) CHECK(t.events[i] == evs[i]);
+}
+
+TEST_CASE("trace: format_trace_line needs room for the line and its terminating NUL") {
+  const TraceEvent e{Op::allocate, 1, 2, 16, 0};  // "a,1,2,16,0\n": 11 characters
+  char buf[32];
+  std::memset(buf, '#', sizeof buf);
+  CHECK(alloy::format_trace_line(e, buf, 11) == 0);  // no room for the NUL: nothing written
+  CHECK(buf[0] == '#');
+  CHECK(buf[11] == '#');
+  CHECK(alloy::format_trace_line(e, buf, 12) == 11);
+  CHECK(std::string(buf, 11) == "a,1,2,16,0\n");
+  CHECK(buf[11] == '\0');
 }
 
 TEST_CASE("trace: comments, blank lines, CRLF; ids may be reused once freed") {

@@ -280,3 +280,55 @@ TEST_CASE("Region: a stateful parent shared through Ref, and a span borrowed by 
     CHECK(borrowed.allocate(100));
   }
 }
+
+// Found by a mutation sweep of region.hpp.
+TEST_CASE("Region: good_alloc_size depends on the capacity, not on what is left") {
+  alignas(16) std::byte buf[256];
+  R<> r{std::span<std::byte>(buf)};
+  R<alloy::NullAllocator, 16, true> d{std::span<std::byte>(buf)};
+  REQUIRE(r.allocate(200));
+  REQUIRE(d.allocate(200));
+  // only 48 bytes are left, but a request of 256 succeeds after deallocate_all: not 0
+  CHECK(r.good_alloc_size(256) == 256);
+  CHECK(d.good_alloc_size(256) == 256);
+  CHECK(r.good_alloc_size(100) == 112);
+  CHECK(r.good_alloc_size(257) == 0);
+}
+
+TEST_CASE("Region: a span whose aligned interior is empty gives a region without memory (null data)") {
+  // [g_buf + 1, g_buf + 16): the aligned start and the aligned end are the same address, g_buf + 16
+  R<> r{std::span<std::byte>(g_buf + 1, 15)};
+  CHECK(r.data() == nullptr);
+  CHECK(r.capacity() == 0);
+  CHECK(!r.allocate(1));
+  R<alloy::NullAllocator, 16, true> d{std::span<std::byte>(g_buf + 1, 15)};
+  CHECK(d.data() == nullptr);
+  CHECK(d.capacity() == 0);
+}
+
+namespace {
+// A parent that breaks the size contract: it hands out 16 bytes more than asked for.
+struct OverGivingParent {
+  static constexpr std::size_t alignment = 16;
+  static inline int live = 0;
+  alloy::Block allocate(std::size_t n) noexcept {
+    alloy::Block b = alloy::Mallocator{}.allocate(n + 16);
+    if (b) ++live;
+    return b;
+  }
+  bool deallocate(alloy::Block b) noexcept {
+    --live;
+    return alloy::Mallocator{}.deallocate(b);
+  }
+};
+}  // namespace
+
+TEST_CASE("Region: a chunk of a size other than asked for is refused and given back") {
+  {
+    R<OverGivingParent> r(100);
+    CHECK(r.capacity() == 0);  // not 128: the chunk is treated as a refusal
+    CHECK(!r.allocate(1));
+    CHECK(OverGivingParent::live == 0);
+  }
+  CHECK(OverGivingParent::live == 0);
+}

@@ -240,17 +240,9 @@ class AllocatorList {
     requires has_aligned_allocate<A> && has_owns<A> && has_deallocate<A> && (host_accessible<A> || has_copy<A>)
   {
     if (!is_power_of_two(al)) return false;
-    if (b && b.size == n && is_aligned(b.ptr, al)) return true;
-    if (n == 0) {
-      if (!deallocate(b)) return false;
-      b = {};
-      return true;
-    }
-    if (!b) {
-      const Block nb = aligned_allocate(n, al);
-      if (nb) b = nb;
-      return static_cast<bool>(nb);
-    }
+    auto aligned_alloc = [this, al](std::size_t m) noexcept { return aligned_allocate(m, al); };
+    if (bool r; detail::reallocate_ends(*this, b, n, r, aligned_alloc)) return r;
+    if (b.size == n && is_aligned(b.ptr, al)) return true;
     std::size_t prev = npos;
     const std::size_t p = find_owner(b, prev);
     ALLOY_ASSERT(p != npos, "AllocatorList::aligned_reallocate: the block did not come from this list");
@@ -260,7 +252,7 @@ class AllocatorList {
     } else if constexpr (has_expand<A>) {
       if (n > b.size && is_aligned(b.ptr, al) && nodes_[p].a().expand(b, n - b.size)) return true;
     }
-    return move_into(b, aligned_allocate(n, al), p);
+    return move_into(b, aligned_alloc(n), p);
   }
 
   /// Destroys every allocator (their memory goes back to their parents) and the bookkeeping.

@@ -130,14 +130,15 @@ bool deallocate(A& a, Block b) noexcept {
 }
 
 namespace detail {
-/// The two ends that every reallocate shares (D's): an empty `b` becomes `a.allocate(n)` (nothing for n == 0), and
+/// The two ends that every reallocate shares (D's): an empty `b` becomes `alloc(n)` (nothing for n == 0), and
 /// `n == 0` gives `b` back (when A can deallocate) and empties it. Returns true when it handled the call, with the
 /// primitive's answer in `result`; false when both `b` and `n` are nonzero, which is the caller's own work.
-template <allocator A>
-bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
+/// `alloc` is `a.allocate` for reallocate, `a.aligned_allocate(·, alignment)` for aligned_reallocate.
+template <allocator A, class Alloc>
+bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result, Alloc&& alloc) noexcept {
   if (!b) {
     if (n != 0) {
-      const Block nb = a.allocate(n);
+      const Block nb = alloc(n);
       if (!nb) return (result = false, true);
       b = nb;
     }
@@ -148,6 +149,10 @@ bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
     if (!a.deallocate(b)) return (result = false, true);
   b = {};  // without deallocate, the memory comes back with deallocate_all or the allocator (as in D)
   return (result = true, true);
+}
+template <allocator A>
+bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
+  return reallocate_ends(a, b, n, result, [&a](std::size_t m) noexcept { return a.allocate(m); });
 }
 }  // namespace detail
 
@@ -201,25 +206,19 @@ bool aligned_reallocate(A& a, Block& b, std::size_t n, std::size_t alignment) no
     return a.aligned_reallocate(b, n, alignment);
   } else {
     if (!is_power_of_two(alignment)) return false;
-    if (n == 0) {
-      if constexpr (has_deallocate<A>)
-        if (!a.deallocate(b)) return false;
-      b = {};
-      return true;
-    }
-    if (b && b.size == n && is_aligned(b.ptr, alignment)) return true;
+    auto aligned_alloc = [&a, alignment](std::size_t m) noexcept { return a.aligned_allocate(m, alignment); };
+    if (bool r; detail::reallocate_ends(a, b, n, r, aligned_alloc)) return r;
+    if (b.size == n && is_aligned(b.ptr, alignment)) return true;
     if constexpr (has_expand<A>) {
-      if (b && n > b.size && is_aligned(b.ptr, alignment) && a.expand(b, n - b.size)) return true;
+      if (n > b.size && is_aligned(b.ptr, alignment) && a.expand(b, n - b.size)) return true;
     }
-    Block nb = a.aligned_allocate(n, alignment);
+    Block nb = aligned_alloc(n);
     if (!nb) return false;
-    if (b) {
-      if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
-        alloy::deallocate(a, nb);
-        return false;
-      }
-      alloy::deallocate(a, b);
+    if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
+      alloy::deallocate(a, nb);
+      return false;
     }
+    alloy::deallocate(a, b);
     b = nb;
     return true;
   }

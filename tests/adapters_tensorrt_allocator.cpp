@@ -94,6 +94,55 @@ TEST_CASE("TensorRTAllocator: the size table gives the stack back exactly its bl
   CHECK(t.deallocateAsync(p, nullptr));
 }
 
+namespace {
+// A stream-ordered stack that can also align: an over-aligned request goes through aligned_allocate (no stream) and
+// deallocateAsync gives it back through deallocate(stream, b), which takes every block (docs/primitives.md).
+struct OrderedAligningHeap {
+  using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned>;
+  static constexpr std::size_t alignment = 16;
+  Heap* heap;
+  std::vector<cudaStream_t> alloc_streams, free_streams;
+  int aligned = 0;
+  alloy::Block allocate(std::size_t n) noexcept { return heap->allocate(n); }
+  bool deallocate(alloy::Block b) noexcept { return heap->deallocate(b); }
+  alloy::Block allocate(alloy::stream_view s, std::size_t n) noexcept {
+    alloc_streams.push_back(s);
+    return heap->allocate(n);
+  }
+  bool deallocate(alloy::stream_view s, alloy::Block b) noexcept {
+    free_streams.push_back(s);
+    return heap->deallocate(b);
+  }
+  alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
+    ++aligned;
+    return heap->aligned_allocate(n, a);
+  }
+};
+static_assert(alloy::has_stream_ordered<OrderedAligningHeap> && alloy::has_aligned_allocate<OrderedAligningHeap>);
+}  // namespace
+
+TEST_CASE("TensorRTAllocator: a stream-ordered stack gets the stream; its over-aligned blocks go back on it") {
+  OrderedAligningHeap::Heap heap;
+  {
+    TensorRTAllocator<OrderedAligningHeap> t(OrderedAligningHeap{&heap, {}, {}, 0});
+    auto* s1 = reinterpret_cast<cudaStream_t>(std::uintptr_t{0x71});
+    auto* s2 = reinterpret_cast<cudaStream_t>(std::uintptr_t{0x72});
+    void* p = t.allocateAsync(100, 16, 0, s1);  // within the stack's alignment: the stream-ordered allocate
+    void* q = t.allocateAsync(100, 4096, 0, s1);  // above it: aligned_allocate
+    REQUIRE(p != nullptr);
+    REQUIRE(q != nullptr);
+    CHECK(alloy::is_aligned(q, 4096));
+    CHECK(heap.live_blocks() == 2);
+    CHECK(t.deallocateAsync(q, s2));
+    CHECK(t.deallocateAsync(p, s1));
+    CHECK(heap.live_blocks() == 0);
+    CHECK(t.stack().alloc_streams == std::vector<cudaStream_t>{s1});
+    CHECK(t.stack().aligned == 1);
+    CHECK(t.stack().free_streams == std::vector<cudaStream_t>{s2, s1});
+  }
+  CHECK(heap.live_blocks() == 0);
+}
+
 TEST_CASE("TensorRTAllocator: reallocate (kRESIZABLE)") {
   using Heap = alloy::test::CheckedHeap<16, alloy::test::caps::aligned | alloy::test::caps::expand>;
   Heap heap;

@@ -370,6 +370,39 @@ TEST_CASE("device_buffer: stream-ordered allocator gets the buffer's stream") {
   CHECK_THROWS_AS(device_buffer<StreamRecorder>(10, 1 << 13, s1, rec), alloy::bad_alloc);
 }
 
+// A stream-ordered allocator that can also align: an over-aligned block comes from aligned_allocate (which has no
+// stream) and goes back through deallocate(stream, b), which takes every block of the allocator (docs/primitives.md).
+struct AligningStreamRecorder : StreamRecorder {
+  int aligned_allocs = 0;
+  Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
+    ++aligned_allocs;
+    return parent.aligned_allocate(n, a);
+  }
+};
+static_assert(alloy::has_stream_ordered<AligningStreamRecorder> && alloy::has_aligned_allocate<AligningStreamRecorder>);
+
+TEST_CASE("device_buffer: an over-aligned block of a stream-ordered allocator is freed on the buffer's stream") {
+  LeakCheck leaks;
+  AligningStreamRecorder rec;
+  const stream_view s1 = fake_stream(0x11), s2 = fake_stream(0x12);
+  {
+    device_buffer<AligningStreamRecorder> b(100, 1 << 14, s1, rec);
+    CHECK(alloy::is_aligned(b.data(), 1 << 14));
+    CHECK(rec.aligned_allocs == 1);
+    CHECK(rec.alloc_streams.empty());
+    CHECK(NoAccessAllocator::live_blocks() == leaks.blocks + 1);
+    b.resize(1 << 16, s2);  // the new block is aligned again; the old one goes back on s2
+    CHECK(alloy::is_aligned(b.data(), 1 << 14));
+    CHECK(rec.aligned_allocs == 2);
+    CHECK(rec.free_streams == std::vector<stream_view>{s2});
+    CHECK(NoAccessAllocator::live_blocks() == leaks.blocks + 1);
+  }
+  CHECK(rec.free_streams == std::vector<stream_view>{s2, s2});
+  CHECK(rec.plain_allocs == 0);
+  CHECK(rec.plain_frees == 0);
+  CHECK(rec.alloc_streams.empty());
+}
+
 TEST_CASE("device_buffer: allocation failure throws alloy::bad_alloc, the buffer is unchanged") {
   LeakCheck leaks;
   CHECK_THROWS_AS(device_buffer<alloy::NullAllocator>(16, {}), alloy::bad_alloc);

@@ -107,7 +107,8 @@ template <class A>
 concept has_instance = allocator<A> && requires {
   { A::instance } -> std::convertible_to<const A&>;
 };
-/// Stream-ordered allocation (cuda::mr order: the stream first).
+/// Stream-ordered allocation (cuda::mr order: the stream first). `deallocate(s, b)` takes every block of the
+/// allocator, whichever primitive gave it (docs/primitives.md).
 template <class A>
 concept has_stream_ordered = allocator<A> && requires(A& a, stream_view s, std::size_t n, Block b) {
   { a.allocate(s, n) } noexcept -> std::same_as<Block>;

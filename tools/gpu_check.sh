@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs alloy's CUDA tests on a machine with a GPU, in one short step.
+#
+#   tools/gpu_check.sh prepare   here (no GPU needed): builds the binaries that link the CUDA runtime (preset
+#                                default: the CUDA tests, test_cuda_mallocator, test_cuda_headers and the device
+#                                example) and copies them, with libcudart, into .gpu/ (ignored by git).
+#   tools/gpu_check.sh run       on the GPU machine, from the repository root (.gpu/ carried there): runs each binary,
+#                                then each CUDA test again under compute-sanitizer when it is installed; one log per
+#                                run under ${OUT:-.gpu/out}, a summary in summary.txt. Exits 1 when any run failed
+#                                or was skipped (a skip there means the GPU was not seen).
+#
+# Binaries built here rather than there: the GPU image has nvcc and CMake but not Debian's doctest and Boost packages
+# that the tests build with. They need a glibc at least as new as this machine's (Debian 12: 2.36) and a driver for
+# CUDA 13; libcudart comes along in .gpu/lib.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bins=(tests/test_cuda_adapters_gpu tests/test_cuda_device_buffer tests/test_cuda_stream_ordered
+      tests/test_cuda_mallocator tests/test_cuda_headers examples/example_device_pool)
+
+case "${1:-}" in
+  prepare)
+    grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+    cmake --preset default >/dev/null
+    targets=()
+    for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
+    cmake --build --preset default --target "${targets[@]}"
+    rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
+    for b in "${bins[@]}"; do cp "build/default/$b" .gpu/bin/; done
+    lib=$(ldd build/default/tests/test_cuda_device_buffer | awk '/libcudart/ {print $3}')
+    cp -L "$lib" .gpu/lib/
+    du -sh .gpu
+    echo "now: run(command='tools/gpu_check.sh run', carry=['.gpu'])"
+    ;;
+  run)
+    out=${OUT:-.gpu/out}
+    mkdir -p "$out"
+    export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    nvidia-smi -L > "$out/nvidia-smi.txt" 2>&1 || true
+    failed=0
+    : > "$out/summary.txt"
+    run_one() {  # name, command...
+      local name=$1 rc=0
+      shift
+      timeout 120 "$@" > "$out/$name.log" 2>&1 || rc=$?
+      local verdict=passed
+      [ "$rc" -eq 77 ] && verdict=skipped
+      [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && verdict=failed
+      [ "$verdict" = passed ] || failed=1
+      printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$verdict" | tee -a "$out/summary.txt"
+    }
+    for b in .gpu/bin/*; do run_one "$(basename "$b")" "$b"; done
+    if command -v compute-sanitizer >/dev/null; then
+      for b in .gpu/bin/test_cuda_*; do
+        run_one "memcheck_$(basename "$b")" compute-sanitizer --tool memcheck --error-exitcode 3 "$b"
+      done
+    fi
+    exit "$failed"
+    ;;
+  *)
+    echo "usage: tools/gpu_check.sh prepare|run" >&2
+    exit 2
+    ;;
+esac

@@ -47,7 +47,7 @@ TEST_CASE("trace: format_trace_line needs room for the line and its terminating 
 
 TEST_CASE("trace: comments, blank lines, CRLF; ids may be reused once freed") {
   const auto t = parse_trace("# recorded by hand\r\n\r\nop,id,size,alignment,thread\r\n"
-                             "a,5,100,16,0\r\n# a comment\n\nd,5,100,16,1\na,5,7,64,2\n");
+                             "a,5,100,16,0\r\n# a comment\n\nd,5,100,16,1\n#no space after the hash\na,5,7,64,2\n");
   REQUIRE(t.ok());
   REQUIRE(t.events.size() == 3);
   CHECK(t.events[2] == TraceEvent{Op::allocate, 5, 7, 64, 2});
@@ -63,14 +63,18 @@ TEST_CASE("trace: every malformed line is reported with its line number") {
   const Bad cases[] = {
       {"", 1, "no header"},
       {"op,id,size\n", 1, "header"},
+      {"op,id,size,alignment,thread,extra\na,1,2,16,0\n", 1, "header"},
       {"op,id,size,alignment,thread\nx,1,2,16,0\n", 2, "unknown op"},
       {"op,id,size,alignment,thread\na1,2,16,0\n", 2, "op"},
+      {"op,id,size,alignment,thread\na11,2,16,0,0\n", 2, "`op,`"},  // five fields after `a1`, but no comma after the op
       {"op,id,size,alignment,thread\na,1,2,16\n", 2, "five"},
       {"op,id,size,alignment,thread\na,1,2,16,0,9\n", 2, "five"},
       {"op,id,size,alignment,thread\na,1,-2,16,0\n", 2, "five"},
       {"op,id,size,alignment,thread\na,1,2,16,0x1\n", 2, "five"},
       {"op,id,size,alignment,thread\na,1,,16,0\n", 2, "five"},
       {"op,id,size,alignment,thread\na,1,99999999999999999999999,16,0\n", 2, "five"},
+      {"op,id,size,alignment,thread\na,18446744073709551616,2,16,0\n", 2, "five"},  // id > UINT64_MAX
+      {"op,id,size,alignment,thread\na,1,2,16,4294967296\n", 2, "five"},            // thread > UINT32_MAX
       {"op,id,size,alignment,thread\na,1,2,24,0\n", 2, "power of two"},
       {"op,id,size,alignment,thread\na,1,2,0,0\n", 2, "power of two"},
       {"op,id,size,alignment,thread\na,1,0,16,0\n", 2, "0 bytes"},
@@ -78,6 +82,8 @@ TEST_CASE("trace: every malformed line is reported with its line number") {
       {"op,id,size,alignment,thread\nd,1,2,16,0\n", 2, "not live"},
       {"op,id,size,alignment,thread\na,1,2,16,0\nd,1,2,16,0\nr,1,2,16,0\n", 4, "not live"},
       {"op,id,size,alignment,thread\na,1,2,16,0\nr,1,0,16,0\n", 3, "0 bytes"},
+      // Line numbers count every line of the file: comments, blank lines and CRLF blank lines included.
+      {"# c\n\nop,id,size,alignment,thread\r\n\r\n# c\na,1,2,16,0\nx,1,2,16,0\n", 7, "unknown op"},
   };
   for (const Bad& b : cases) {
     CAPTURE(b.text);

@@ -77,9 +77,7 @@ class SummaryFirstFitFloor {
         bits_[i + 1] |= bitmap::mask(0, k - tail);
         idx = i * 64 + 64 - tail;
       }
-      sum_[i] = static_cast<unsigned char>(bitmap::summary_byte(bits_[i], bits_, i, words));
-      if (i == start_)
-        while (start_ + 1 < words && bits_[start_] == bitmap::all_ones) ++start_;
+      after_take(i, words);
       return {payload_ + idx * 64, n};
     }
   }
@@ -108,7 +106,17 @@ class SummaryFirstFitFloor {
     return true;
   }
 
- private:
+  /// The state, for tests: one word per 64 blocks, one summary byte per word.
+  [[nodiscard]] std::span<const std::uint64_t> bitmap() const noexcept { return {bits_, words_}; }
+  [[nodiscard]] std::span<const unsigned char> summary() const noexcept { return {sum_, words_}; }
+
+ protected:
+  // After blocks were taken in word i: its exact byte, and the hint past the full words.
+  void after_take(std::size_t i, std::size_t words) noexcept {
+    sum_[i] = static_cast<unsigned char>(bitmap::summary_byte(bits_[i], bits_, i, words));
+    if (i == start_)
+      while (start_ + 1 < words && bits_[start_] == bitmap::all_ones) ++start_;
+  }
   void raise(std::size_t w, unsigned v) noexcept {
     sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
   }
@@ -117,6 +125,56 @@ class SummaryFirstFitFloor {
   std::byte* payload_ = nullptr;
   std::size_t words_ = 0;
   std::size_t start_ = 0;  // every word before it is full
+};
+
+/// W3's bounds: the floor with every first fit given in advance (`fits`: the block index of each allocation in order,
+/// `no_fit` for a failure, as the floor answered them on the same W3 sequence), so that neither the summary search
+/// nor the in-word run finder runs. `Upkeep::summary` keeps the bitmap, the summary bytes and the hint exactly as the
+/// floor does (tests/w3_floor.cpp compares the state in lockstep); `Upkeep::bits` keeps the bitmap alone. What the
+/// floor costs beyond the first is its search; what the first costs beyond the second is the summary's upkeep; no
+/// allocator that keeps such a summary can be faster than the first (docs/bitmapped_block.md, "Tenth round").
+enum class Upkeep { summary, bits };
+template <Upkeep U>
+class GivenFitsBound : public SummaryFirstFitFloor {
+ public:
+  static constexpr std::uint32_t no_fit = UINT32_MAX;
+  GivenFitsBound(std::size_t capacity, const std::uint32_t* fits) noexcept
+      : SummaryFirstFitFloor(capacity), fit_(fits) {}
+
+  alloy::Block allocate(std::size_t n) noexcept {
+    const std::uint32_t idx = *fit_++;
+    if (idx == no_fit) return {};
+    const unsigned k = static_cast<unsigned>((n + 63) >> 6);
+    const std::size_t i = idx / 64;
+    const unsigned j = idx % 64;
+    if (j + k <= 64) {
+      bits_[i] |= bitmap::low_mask(k) << j;
+    } else {
+      bits_[i] |= bitmap::mask(j, 64 - j);
+      bits_[i + 1] |= bitmap::mask(0, j + k - 64);
+    }
+    if constexpr (U == Upkeep::summary) after_take(i, words_);
+    return {payload_ + std::size_t{idx} * 64, n};
+  }
+  bool deallocate(alloy::Block b) noexcept {
+    if constexpr (U == Upkeep::summary) {
+      return SummaryFirstFitFloor::deallocate(b);
+    } else {
+      const std::size_t off = static_cast<std::size_t>(static_cast<std::byte*>(b.ptr) - payload_), i = off >> 6;
+      const std::size_t k = ((off + b.size + 63) >> 6) - i, wf = i / 64;
+      const unsigned p = static_cast<unsigned>(i % 64);
+      if (p + k <= 64) {
+        bits_[wf] &= ~(bitmap::low_mask(static_cast<unsigned>(k)) << p);
+      } else {
+        bits_[wf] &= ~(bitmap::all_ones << p);
+        bits_[wf + 1] &= ~bitmap::low_mask(static_cast<unsigned>(p + k - 64));
+      }
+      return true;
+    }
+  }
+
+ private:
+  const std::uint32_t* fit_;
 };
 
 }  // namespace alloy_bench

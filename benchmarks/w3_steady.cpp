@@ -3,6 +3,8 @@
 // The generator runs inside the timed loop; every step is one op. Also run at 1, 4, 64 and 256 MiB arenas.
 #include "w3_loop.hpp"
 
+#include <algorithm>
+
 namespace alloy_bench {
 namespace {
 
@@ -34,12 +36,77 @@ void w3_callgrind(std::size_t steps) {
   w3_release(a, slots);
 }
 
+// The bounds (benchmarks/w3_floor.hpp, GivenFitsBound): the floor's first fits on this very sequence, recorded once
+// by running the floor through the same loop (its allocations in order; no_fit for a failure).
+struct FitRecorder {
+  static constexpr std::size_t alignment = 64;
+  SummaryFirstFitFloor& f;
+  std::vector<std::uint32_t>& fits;
+  Block allocate(std::size_t n) noexcept {
+    const Block b = f.allocate(n);
+    fits.push_back(b ? static_cast<std::uint32_t>((static_cast<std::byte*>(b.ptr) - f.payload()) / 64)
+                     : GivenFitsBound<Upkeep::summary>::no_fit);
+    return b;
+  }
+  bool deallocate(Block b) noexcept { return f.deallocate(b); }
+};
+std::vector<std::uint32_t> record_w3_fits(std::size_t steps) {
+  std::vector<std::uint32_t> v;
+  v.reserve(steps);
+  SummaryFirstFitFloor f(w3_arena);
+  FitRecorder r{f, v};
+  std::vector<Block> slots(w3_slots);
+  w3_loop(r, slots, steps);
+  w3_release(r, slots);
+  return v;
+}
+const std::vector<std::uint32_t>& w3_fits() {
+  static const std::vector<std::uint32_t> fits = record_w3_fits(w3_steps);
+  return fits;
+}
+
+template <Upkeep U>
+void w3_bound_bench(benchmark::State& state) {
+  const std::vector<std::uint32_t>& fits = w3_fits();
+  for (auto _ : state) {
+    std::vector<Block> slots(w3_slots);
+    GivenFitsBound<U> a(w3_arena, fits.data());
+    escape(a);
+    Stopwatch sw;
+    sw.start();
+    const W3Result r = w3_loop(a, slots, w3_steps);
+    const double ns = sw.elapsed_ns();
+    w3_release(a, slots);
+    report(state, ns, static_cast<double>(w3_steps));
+    state.counters["failures"] = benchmark::Counter(static_cast<double>(r.failures));
+  }
+  state.SetLabel("bound");
+}
+
+// Under callgrind: the fits of max(steps, 600 000) steps (the report's larger n), so that the recording costs the
+// same in both runs and cancels in their difference.
+template <Upkeep U>
+void w3_bound_callgrind(std::size_t steps) {
+  const std::vector<std::uint32_t> fits = record_w3_fits(std::max<std::size_t>(steps, 600'000));
+  std::vector<Block> slots(w3_slots);
+  GivenFitsBound<U> a(w3_arena, fits.data());
+  escape(a);
+  w3_loop(a, slots, steps);
+  w3_release(a, slots);
+}
+
 const int registered = [] {
   for_each_stack<W3Stacks>([](auto t) {
     using S = typename decltype(t)::type;
     register_run(std::string("W3/") + S::name, &w3_bench<S, w3_arena>);
     callgrind_registry()[std::string("W3/") + S::name] = {&w3_callgrind<S>, 1.0};
   });
+#ifndef ALLOY_BENCH_MALLOC_ONLY
+  register_run("W3/bound: summary upkeep, first fits given", &w3_bound_bench<Upkeep::summary>);
+  register_run("W3/bound: bitmap only, first fits given", &w3_bound_bench<Upkeep::bits>);
+  callgrind_registry()["W3/bound: summary upkeep, first fits given"] = {&w3_bound_callgrind<Upkeep::summary>, 1.0};
+  callgrind_registry()["W3/bound: bitmap only, first fits given"] = {&w3_bound_callgrind<Upkeep::bits>, 1.0};
+#endif
   for_each_stack<W3ArenaStacks>([](auto t) {
     using S = typename decltype(t)::type;
     register_run(std::string("W3@1MiB/") + S::name, &w3_bench<S, 1 * MiB>);

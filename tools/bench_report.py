@@ -277,6 +277,8 @@ SHORT = [
     (r"^floor: one bitmap word over the arena$", "floor (1 word, arena)"),
     (r"^floor: bump pointer$", "floor (bump)"),
     (r"^floor: first fit over summary bytes$", "floor (summary)"),
+    (r"^bound: summary upkeep, first fits given$", "bound (upkeep)"),
+    (r"^bound: bitmap only, first fits given$", "bound (bitmap)"),
     (r"^glibc malloc$", "glibc malloc"),
     (r"^phobos BitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D BB single"),
     (r"^phobos BitmappedBlock!\(64,64,Mallocator\)$", "D BB multi"),
@@ -449,6 +451,13 @@ METHOD = """\
   ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
   structure costs (docs/bitmapped_block.md, "Fourth round").
+- **W3 has two bounds below the floor** (kind "bound"; `GivenFitsBound` in benchmarks/w3_floor.hpp): the floor with
+  every first fit given in advance (recorded from the floor on the same sequence before the clock starts), so that
+  no search runs. "bound: summary upkeep, first fits given" still keeps the bitmap, the exact summary bytes and the
+  hint as the floor does; "bound: bitmap only, first fits given" keeps the bitmap alone (tests/w3_floor.cpp checks
+  both against the floor in lockstep). The floor minus the first is what the search costs; the first minus the
+  second is what the summary's upkeep costs; and no allocator that keeps such a summary runs faster than the first
+  (docs/bitmapped_block.md, "Tenth round").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 
@@ -517,7 +526,7 @@ def write_markdown(res, path, chart_rel):
         for s, r in rows:
             ratios = [fmt_ratio(r["ns_per_op"] / runs[w + "/" + a]["ns_per_op"]) for a in anchors]
             kind = r["label"] if r["source"] == "alloy_bench" else "%s (%s)" % (r["label"], r["source"])
-            name = "**%s**" % s if r["label"] != "anchor" else s
+            name = "**%s**" % s if r["label"] == "alloy" else s
             cv = r.get("cv")
             cells = [name, kind, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))] + ratios
             if w == "W6":
@@ -611,7 +620,7 @@ def write_chart(res, png):
             dat = os.path.join(tmp, w + ".dat")
             with open(dat, "w") as f:
                 for i, (s, r) in enumerate(rows):
-                    color = 0x3366CC if r["label"] != "anchor" else 0x999999
+                    color = 0x3366CC if r["label"] == "alloy" else 0x999999
                     f.write('%d "%s" %g %d\n' % (i, short(s), r["ns_per_op"], color))
             if not rows:
                 continue

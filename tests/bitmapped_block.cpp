@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -756,7 +757,11 @@ TEST_CASE_TEMPLATE("BitmappedBlock gives its bookkeeping back with the sizes it 
   }
   CHECK(R::live.empty());
   CHECK(R::mismatches == 0);
-  for (std::size_t f = 1; f <= 3; ++f) {  // a failing bookkeeping allocation during construction: no blocks, no leak
+  // A failing bookkeeping allocation during construction: no blocks, no leak, of the bookkeeping nor of the parent's
+  // memory (over a device parent the payload is taken first; dropping its release when the host bitmap could not be
+  // had passed every test until the third mutation sweep, 2026-11-26).
+  const std::size_t parent_before = NoAccessAllocator::live_blocks();
+  for (std::size_t f = 1; f <= 3; ++f) {
     R::allocations = 0;
     R::fail_at = f;
     {
@@ -765,6 +770,7 @@ TEST_CASE_TEMPLATE("BitmappedBlock gives its bookkeeping back with the sizes it 
     }
     CHECK(R::live.empty());
     CHECK(R::mismatches == 0);
+    CHECK(NoAccessAllocator::live_blocks() == parent_before);
   }
   R::fail_at = 0;
 }
@@ -817,6 +823,19 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   BitmappedBlock<64, 16, Mallocator, Multiblock::no> none1(0);
   CHECK(none1.good_alloc_size(1) == 0);
   CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
+  // allocate_all with no blocks: an empty block is "empty", but there is nothing to hand out, and no bit to write
+  // (the internal-pointer variant's start bits would be the read-only sentinel; found missing by the third mutation
+  // sweep, 2026-11-26)
+  auto check_all = [](auto&& z) {
+    CHECK(z.block_count() == 0);
+    CHECK(!z.allocate_all());
+    CHECK(!z.allocate(1));
+    CHECK(z.empty() == Ternary::yes);
+  };
+  check_all(BitmappedBlock<64, 16, Mallocator>(0));
+  check_all(BitmappedBlockWithInternalPointers<64, 16, Mallocator>(0));
+  check_all(BitmappedBlockWithInternalPointers<64, 16, Mallocator>());
+  check_all(SharedBitmappedBlock<64, 16, Mallocator>(0));
 }
 
 // Found by the second mutation sweep (2026-11-24): a moved-from block must not keep the new owner's hint word (its
@@ -1002,6 +1021,11 @@ TEST_CASE("BitmappedBlock: a run-time block size above SIZE_MAX / 64 gets no blo
   CHECK(a.block_count() == 0);
   CHECK(a.block_size() == bs);  // kept as asked (docs/bitmapped_block.md)
   CHECK(!a.allocate(1));
+  // ceil(capacity / block size) blocks whose bytes overflow size_t (2^24 blocks of 2^40 bytes): none, although the
+  // wrapped size (0) is granted and their bitmap (2 MiB) fits (found missing by the third mutation sweep, 2026-11-26)
+  BitmappedBlock<choose_at_runtime, 64, HugeDevice> wraps(SIZE_MAX, std::size_t{1} << 40);
+  CHECK(wraps.block_count() == 0);
+  CHECK(!wraps.allocate(1));
   BitmappedBlock<choose_at_runtime, 64, HugeDevice> ok(bs / 2, bs / 2);  // SIZE_MAX / 64 and below: a block
   CHECK(ok.block_count() == 1);
   const Block b = ok.allocate(1);
@@ -1011,10 +1035,17 @@ TEST_CASE("BitmappedBlock: a run-time block size above SIZE_MAX / 64 gets no blo
 }
 
 TEST_CASE("BitmappedBlock in band: the payload ends inside the parent's allocation when Alignment exceeds the parent's") {
-  for (std::size_t cap : {std::size_t{64}, std::size_t{64 * 70}, std::size_t{64 * 128}}) {
+  // D's totalAllocation: the bitmap's words, Alignment less the alignment the parent's pointer plus the bitmap
+  // already has (min(parent alignment, lowest set bit of the bitmap bytes)), the blocks: 8 + 56 + 64, then two words,
+  // 16-aligned after them, 16 + 48 + the blocks (a slack computed from 8 alone passed every test until the third
+  // mutation sweep, 2026-11-26).
+  const std::pair<std::size_t, std::size_t> cases[] = {
+      {64, 8 + 56 + 64}, {64 * 70, 16 + 48 + 64 * 70}, {64 * 128, 16 + 48 + 64 * 128}};
+  for (auto [cap, total] : cases) {
     CAPTURE(cap);
     BitmappedBlock<64, 64, OffsetParent> a(cap);
     REQUIRE(a.block_count() > 0);
+    CHECK(OffsetParent::last.size == total);
     const auto* end = static_cast<const std::byte*>(OffsetParent::last.ptr) + OffsetParent::last.size;
     CHECK(static_cast<const std::byte*>(a.payload()) + a.block_count() * 64 <= end);
     CHECK(a.block_count() == (cap + 63) / 64);  // ceil(c / BlockSize) blocks, as the issue asks

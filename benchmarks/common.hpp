@@ -110,11 +110,12 @@ inline std::map<std::string, CallgrindEntry>& callgrind_registry() {
   return r;
 }
 
-/// Whether a stack descriptor is an anchor (a competitor or a floor) or one of alloy's stacks. The label goes into
-/// the JSON ("label") for the report.
+/// Whether a stack descriptor is an anchor (a competitor or a floor), one of alloy's stacks, or its own `kind`
+/// (W3's bounds). The label goes into the JSON ("label") for the report.
 template <class S>
 constexpr const char* kind_label() {
-  if constexpr (requires { S::anchor; }) return S::anchor ? "anchor" : "alloy";
+  if constexpr (requires { S::kind; }) return S::kind;  // another kind of row (W3's bounds)
+  else if constexpr (requires { S::anchor; }) return S::anchor ? "anchor" : "alloy";
   else return "alloy";
 }
 

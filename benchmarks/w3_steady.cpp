@@ -96,8 +96,8 @@ const int registered = [] {
   using BitmapBound = BoundStack<Upkeep::bits, "bound: bitmap only, first fits given">;
   register_run(std::string("W3/") + UpkeepBound::name, &w3_bench<UpkeepBound, w3_arena>);
   register_run(std::string("W3/") + BitmapBound::name, &w3_bench<BitmapBound, w3_arena>);
-  callgrind_registry()["W3/bound: summary upkeep, first fits given"] = {&w3_bound_callgrind<Upkeep::summary>, 1.0};
-  callgrind_registry()["W3/bound: bitmap only, first fits given"] = {&w3_bound_callgrind<Upkeep::bits>, 1.0};
+  callgrind_registry()[std::string("W3/") + UpkeepBound::name] = {&w3_bound_callgrind<Upkeep::summary>, 1.0};
+  callgrind_registry()[std::string("W3/") + BitmapBound::name] = {&w3_bound_callgrind<Upkeep::bits>, 1.0};
 #endif
   for_each_stack<W3ArenaStacks>([](auto t) {
     using S = typename decltype(t)::type;

@@ -11,7 +11,8 @@
 #
 # Binaries built here rather than there: the GPU image has nvcc and CMake but not Debian's doctest and Boost packages
 # that the tests build with. They need a glibc at least as new as this machine's (Debian 12: 2.36) and a driver for
-# CUDA 13; libcudart comes along in .gpu/lib.
+# CUDA 13; libcudart comes along in .gpu/lib, and this machine's libstdc++ in .gpu/lib/cxx, used only when the
+# binaries do not load with the image's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,11 @@ case "${1:-}" in
     for b in "${bins[@]}"; do cp "build/default/$b" .gpu/bin/; done
     lib=$(ldd build/default/tests/test_cuda_device_buffer | awk '/libcudart/ {print $3}')
     cp -L "$lib" .gpu/lib/
+    # This machine's C++ runtime, used there only if the image's is older than the binaries need.
+    mkdir -p .gpu/lib/cxx
+    for l in libstdc++.so.6 libgcc_s.so.1; do
+      cp -L "$(ldd build/default/tests/test_cuda_device_buffer | awk -v l="$l" '$1 == l {print $3}')" .gpu/lib/cxx/
+    done
     du -sh .gpu
     echo "now: run(command='tools/gpu_check.sh run', carry=['.gpu'])"
     ;;
@@ -36,6 +42,10 @@ case "${1:-}" in
     out=${OUT:-.gpu/out}
     mkdir -p "$out"
     export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    if ! .gpu/bin/test_cuda_mallocator --version > "$out/loader.log" 2>&1; then
+      echo "the binaries do not load with this machine's C++ runtime (loader.log): using .gpu/lib/cxx" | tee -a "$out/loader.log"
+      export LD_LIBRARY_PATH="$PWD/.gpu/lib/cxx:$LD_LIBRARY_PATH"
+    fi
     nvidia-smi -L > "$out/nvidia-smi.txt" 2>&1 || true
     failed=0
     : > "$out/summary.txt"

@@ -11,6 +11,7 @@ static_assert(~Y == N && ~N == Y && ~U == U);
 static_assert((N & U) == N && (U & N) == N && (Y & U) == U && (Y & Y) == Y && (U & U) == U && (N & N) == N);
 static_assert((Y | U) == Y && (U | Y) == Y && (N | U) == U && (N | N) == N && (U | U) == U && (Y | N) == Y);
 static_assert((Y ^ N) == Y && (Y ^ Y) == N && (U ^ Y) == U);
+static_assert((Y ^ U) == U && (N ^ U) == U && (U ^ N) == U && (U ^ U) == U && (N ^ N) == N && (N ^ Y) == Y);
 static_assert(alloy::to_ternary(true) == Y && alloy::to_ternary(false) == N);
 
 TEST_CASE("Ternary: Kleene truth tables, exhaustively") {

@@ -1019,9 +1019,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (words_ == 0) return npos;
       BitmappedThreadHint& h = bitmapped_thread_hint();
       std::size_t i = h.word;
-      const std::size_t stride = std::max<std::size_t>(8, (words_ / 16) & ~std::size_t{7});
+      // Threads start one stride (at least one 64-byte line of words) apart.
+      const auto stride = [this] { return std::max<std::size_t>(8, (words_ / 16) & ~std::size_t{7}); };
       if (h.owner != this || i >= words_) {
-        i = (bitmapped_thread_slot() * stride) % words_;
+        i = (bitmapped_thread_slot() * stride()) % words_;
         h.owner = this;
       }
       bool contended = false;
@@ -1036,7 +1037,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
             // thread starts at word 0, where every locked multi-block search starts its first fit, and sharing
             // that cache line made mixed churn 2-5x slower. Uncontended (one thread, or threads on their own
             // words) nothing moves, so a single thread keeps D's offsets.
-            h.word = contended ? (i + stride) % words_ : i;
+            h.word = contended ? (i + stride()) % words_ : i;
             const std::size_t idx = i * 64 + j;
             if constexpr (multi) {
               if (idx >= load_fresh()) raise_fresh(idx + 1);

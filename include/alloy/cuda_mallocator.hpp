@@ -10,9 +10,8 @@
 ///
 /// All four parents report failure as an empty Block, never by throwing, so they compose like any other parent
 /// (an `AllocatorList` that tries the next region; D's `FallbackAllocator`, which DESIGN.md lists, is not in alloy
-/// yet). A failed
-/// allocation clears the runtime's last error (`cudaGetLastError`), so it does not leak into the next check of an
-/// unrelated call; a failed `copy` leaves it set, so the caller can ask which error it was. Without a device, or
+/// yet). A failed allocation clears the runtime's last error (`cudaGetLastError`), so it does not leak into the next
+/// check of an unrelated call; a failed `copy` leaves it set, so the caller can ask which error it was. Without a device, or
 /// without a driver, every allocation fails and `cuda_available()` is false.
 ///
 /// Every parent has the `copy(dst, src, n, stream)` primitive: `cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault,

@@ -336,8 +336,8 @@ class device_buffer {
   [[nodiscard]] bool is_empty() const noexcept { return size_ == 0; }
   /// The bytes allocated; size() <= capacity().
   [[nodiscard]] std::size_t capacity() const noexcept { return cap_ & capacity_mask; }
-  /// The alignment of data(): A::alignment, or the explicit one. For external memory, the smaller of A::alignment and
-/// what its address guarantees.
+  /// The alignment of data(): A::alignment, or the explicit one. For external memory, the smaller of A::alignment
+  /// and what its address guarantees.
   [[nodiscard]] std::size_t alignment() const noexcept {
     const std::size_t f = (cap_ & align_field_mask) >> align_shift;
     return f == 0 ? A::alignment : std::size_t{1} << (f - 1);

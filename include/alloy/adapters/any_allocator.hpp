@@ -177,8 +177,8 @@ struct AnyOps {
 /// `allocate_all`, `allocate_fresh` empty; `expand` true only for delta 0; `owns`, `empty`,
 /// `resolve_internal_pointer` unknown (owns of the empty Block: no); `deallocate` false (true for the empty Block);
 /// `deallocate_all` false; `aligned_reallocate` false (but see below); `reallocate` and `good_alloc_size` use
-/// alloy's generic fallbacks. The stream-ordered pair falls back to the plain one. `copy` moves bytes through the stack's copy
-/// primitive (std::memmove on host memory); false when the stack has neither.
+/// alloy's generic fallbacks. The stream-ordered pair falls back to the plain one. `copy` moves bytes through the
+/// stack's copy primitive (std::memmove on host memory); false when the stack has neither.
 /// Differences from D: `aligned_allocate` on a stack without it still succeeds when the requested alignment is at
 /// most the stack's own (D returns null), so `StlAllocator<T, AnyAllocator>` works over Mallocator; so does
 /// `aligned_reallocate` (through `reallocate`), so make's `expand_array` works over it too.

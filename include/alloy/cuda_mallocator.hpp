@@ -92,7 +92,14 @@ inline bool cuda_copy(void* dst, const void* src, std::size_t n, stream_view str
 }
 
 namespace detail {
-inline Block cuda_alloc_result(cudaError_t e, void* p, std::size_t n) noexcept {
+// Runs `call(&p)` (a runtime allocation that writes p), then reads p: the read is a statement after the call, never
+// an argument beside it. `f(cudaMalloc(&p, n), p)` reads p before or after cudaMalloc writes it, as the compiler
+// pleases (g++ and nvcc read it first, so every allocation failed and leaked on a real GPU); this helper is the one
+// place that makes the call, so that order cannot come back.
+template <class Call>
+Block cuda_allocate(std::size_t n, Call call) noexcept {
+  void* p = nullptr;
+  const cudaError_t e = call(&p);
   if (e != cudaSuccess || p == nullptr) {
     (void)::cudaGetLastError();  // an allocation failure is reported by the empty Block, not left for others
     return {};
@@ -145,8 +152,7 @@ struct CudaMallocator {
 
   Block allocate(std::size_t n) const noexcept {
     if (n == 0) return {};
-    void* p = nullptr;
-    return detail::cuda_alloc_result(::cudaMalloc(&p, n), p, n);
+    return detail::cuda_allocate(n, [n](void** p) { return ::cudaMalloc(p, n); });
   }
   bool deallocate(Block b) const noexcept {
     if (!b) return true;
@@ -219,8 +225,8 @@ struct CudaAsyncMallocator {
 
   Block allocate(stream_view stream, std::size_t n) noexcept {
     if (n == 0 || pool_ == nullptr) return {};
-    void* p = nullptr;
-    return detail::cuda_alloc_result(::cudaMallocFromPoolAsync(&p, n, pool_, stream.value()), p, n);
+    return detail::cuda_allocate(
+        n, [n, this, stream](void** p) { return ::cudaMallocFromPoolAsync(p, n, pool_, stream.value()); });
   }
   bool deallocate(stream_view stream, Block b) noexcept {
     if (!b) return true;
@@ -292,8 +298,7 @@ struct CudaHostMallocator {
 
   Block allocate(std::size_t n) const noexcept {
     if (n == 0) return {};
-    void* p = nullptr;
-    return detail::cuda_alloc_result(::cudaMallocHost(&p, n), p, n);
+    return detail::cuda_allocate(n, [n](void** p) { return ::cudaMallocHost(p, n); });
   }
   bool deallocate(Block b) const noexcept {
     if (!b) return true;
@@ -320,8 +325,7 @@ struct CudaManagedMallocator {
 
   Block allocate(std::size_t n) const noexcept {
     if (n == 0) return {};
-    void* p = nullptr;
-    return detail::cuda_alloc_result(::cudaMallocManaged(&p, n, cudaMemAttachGlobal), p, n);
+    return detail::cuda_allocate(n, [n](void** p) { return ::cudaMallocManaged(p, n, cudaMemAttachGlobal); });
   }
   bool deallocate(Block b) const noexcept {
     if (!b) return true;

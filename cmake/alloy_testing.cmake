@@ -1,7 +1,10 @@
 # Helpers for tests/CMakeLists.txt.
 
 # alloy_add_doctest(<file.cpp>): executable test_<name>, ctest test <name>, labels from `// ctest-labels: a b`;
-# a line `// needs: cuda` links alloy::cuda (and skips the test where the CUDA toolkit is absent).
+# a line `// needs: cuda` links alloy::cuda (and skips the test where the CUDA toolkit is absent), and builds the
+# file a second time over the CPU stand-in for the CUDA runtime (tests/support/cuda_standin): test_<name>_standin,
+# ctest test <name>_standin, label standin. `// needs: cuda-standin`: only the stand-in build (a test of the
+# stand-in itself, or one that needs a device's answers), ctest test <name>.
 # A test labelled `heavy` (long randomized runs) is compiled with ALLOY_HEAVY_TEST_FLAGS added after the preset's
 # flags: the asan preset builds everything at -O0, which compiles about 4x faster under the sanitizers, and only
 # these tests at -O1, where they run about 4x faster.
@@ -14,28 +17,45 @@ function(alloy_add_doctest src)
     string(REGEX REPLACE "^// ctest-labels:[ ]*" "" labels "${_labels_line}")
     string(REPLACE " " ";" labels "${labels}")
   endif()
-  if(ALLOY_TEST_LABEL_FILTER AND NOT ALLOY_TEST_LABEL_FILTER IN_LIST labels)
-    return()
+  # `// needs: cuda`: a host-compiled test of a CUDA header; links alloy::cuda, not built without the toolkit, and
+  # built again over the stand-in. `// needs: cuda-standin`: the stand-in build only.
+  file(STRINGS ${src} _needs REGEX "^// needs: cuda" LIMIT_COUNT 1)
+  set(variants "")
+  if(_needs MATCHES "cuda-standin")
+    if(TARGET alloy::cuda_standin)
+      list(APPEND variants "${name}|alloy::cuda_standin|standin")
+    endif()
+  elseif(_needs)
+    if(TARGET alloy::cuda)
+      list(APPEND variants "${name}|alloy::cuda|")
+    endif()
+    if(TARGET alloy::cuda_standin)
+      list(APPEND variants "${name}_standin|alloy::cuda_standin|standin")
+    endif()
+  else()
+    list(APPEND variants "${name}||")
   endif()
-  # `// needs: cuda`: a host-compiled test of a CUDA header; links alloy::cuda, not built without the toolkit.
-  file(STRINGS ${src} _needs_cuda REGEX "^// needs: cuda" LIMIT_COUNT 1)
-  if(_needs_cuda AND NOT TARGET alloy::cuda)
-    return()
-  endif()
-  add_executable(test_${name} ${src} $<TARGET_OBJECTS:alloy_test_main>)
-  target_link_libraries(test_${name} PRIVATE alloy_test_flags)
-  if(_needs_cuda)
-    target_link_libraries(test_${name} PRIVATE alloy::cuda)
-  endif()
-  add_test(NAME ${name} COMMAND test_${name})
-  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
-  if(labels)
-    set_tests_properties(${name} PROPERTIES LABELS "${labels}")
-  endif()
-  if(ALLOY_HEAVY_TEST_FLAGS AND "heavy" IN_LIST labels)
-    separate_arguments(_heavy UNIX_COMMAND "${ALLOY_HEAVY_TEST_FLAGS}")
-    target_compile_options(test_${name} PRIVATE ${_heavy})
-  endif()
+  foreach(v IN LISTS variants)
+    string(REPLACE "|" ";" v "${v}")
+    list(GET v 0 tname)
+    list(GET v 1 lib)
+    list(GET v 2 extra)
+    set(tlabels ${labels} ${extra})
+    if(ALLOY_TEST_LABEL_FILTER AND NOT ALLOY_TEST_LABEL_FILTER IN_LIST tlabels)
+      continue()
+    endif()
+    add_executable(test_${tname} ${src} $<TARGET_OBJECTS:alloy_test_main>)
+    target_link_libraries(test_${tname} PRIVATE alloy_test_flags ${lib})
+    add_test(NAME ${tname} COMMAND test_${tname})
+    set_tests_properties(${tname} PROPERTIES SKIP_RETURN_CODE 77)
+    if(tlabels)
+      set_tests_properties(${tname} PROPERTIES LABELS "${tlabels}")
+    endif()
+    if(ALLOY_HEAVY_TEST_FLAGS AND "heavy" IN_LIST tlabels)
+      separate_arguments(_heavy UNIX_COMMAND "${ALLOY_HEAVY_TEST_FLAGS}")
+      target_compile_options(test_${tname} PRIVATE ${_heavy})
+    endif()
+  endforeach()
 endfunction()
 
 # alloy_add_header_checks(): every public header is compiled first in a translation unit of its own (it is
@@ -111,17 +131,28 @@ function(alloy_add_header_checks)
       endif()
     endforeach()
   endforeach()
-  add_executable(test_headers ${host_srcs} $<TARGET_OBJECTS:alloy_test_main>)
-  target_link_libraries(test_headers PRIVATE alloy_test_flags)
-  add_test(NAME headers COMMAND test_headers)
+  if(NOT ALLOY_TEST_LABEL_FILTER)
+    add_executable(test_headers ${host_srcs} $<TARGET_OBJECTS:alloy_test_main>)
+    target_link_libraries(test_headers PRIVATE alloy_test_flags)
+    add_test(NAME headers COMMAND test_headers)
+  endif()
   # The headers that include the CUDA runtime, compiled by the host compiler against alloy::cuda, with their
   # examples (the test cuda_headers). Their examples need no device: with one they allocate and copy, without one
   # they check the no-device answers (a device-only check goes in tests/cuda/, which skips without one).
-  if(cuda_srcs AND TARGET alloy::cuda)
+  # The same examples run again over the CPU stand-in for the CUDA runtime (cuda_headers_standin), where the
+  # stand-in's device answers the device branches.
+  if(cuda_srcs AND TARGET alloy::cuda AND NOT ALLOY_TEST_LABEL_FILTER)
     add_executable(test_cuda_headers ${cuda_srcs} $<TARGET_OBJECTS:alloy_test_main>)
     target_link_libraries(test_cuda_headers PRIVATE alloy::cuda doctest::doctest)
     target_compile_options(test_cuda_headers PRIVATE -Wall -Wextra -Werror)
     add_test(NAME cuda_headers COMMAND test_cuda_headers)
+  endif()
+  if(cuda_srcs AND TARGET alloy::cuda_standin AND (NOT ALLOY_TEST_LABEL_FILTER OR ALLOY_TEST_LABEL_FILTER STREQUAL "standin"))
+    add_executable(test_cuda_headers_standin ${cuda_srcs} $<TARGET_OBJECTS:alloy_test_main>)
+    target_link_libraries(test_cuda_headers_standin PRIVATE alloy::cuda_standin doctest::doctest)
+    target_compile_options(test_cuda_headers_standin PRIVATE -Wall -Wextra -Werror)
+    add_test(NAME cuda_headers_standin COMMAND test_cuda_headers_standin)
+    set_tests_properties(cuda_headers_standin PROPERTIES LABELS standin)
   endif()
 endfunction()
 

@@ -3,7 +3,8 @@
 # alloy_add_doctest(<file.cpp>): executable test_<name>, ctest test <name>, labels from `// ctest-labels: a b`;
 # a line `// needs: cuda` links alloy::cuda (and skips the test where the CUDA toolkit is absent), and builds the
 # file a second time over the CPU stand-in for the CUDA runtime (tests/support/cuda_standin): test_<name>_standin,
-# ctest test <name>_standin, label standin. `// needs: cuda-standin`: only the stand-in build (a test of the
+# ctest test <name>_standin, label standin (`// needs: cuda device`: the checks need a device, and the build over
+# the real runtime carries the label gpu). `// needs: cuda-standin`: only the stand-in build (a test of the
 # stand-in itself, or one that needs a device's answers), ctest test <name>.
 # A test labelled `heavy` (long randomized runs) is compiled with ALLOY_HEAVY_TEST_FLAGS added after the preset's
 # flags: the asan preset builds everything at -O0, which compiles about 4x faster under the sanitizers, and only
@@ -26,8 +27,14 @@ function(alloy_add_doctest src)
       list(APPEND variants "${name}|alloy::cuda_standin|standin")
     endif()
   elseif(_needs)
+    # `// needs: cuda device`: the checks need a device, so the build over the real runtime is labelled gpu (it
+    # skips without one) and the stand-in build is the one that runs everywhere.
+    set(_real_label "")
+    if(_needs MATCHES "device")
+      set(_real_label gpu)
+    endif()
     if(TARGET alloy::cuda)
-      list(APPEND variants "${name}|alloy::cuda|")
+      list(APPEND variants "${name}|alloy::cuda|${_real_label}")
     endif()
     if(TARGET alloy::cuda_standin)
       list(APPEND variants "${name}_standin|alloy::cuda_standin|standin")

@@ -179,3 +179,38 @@ TEST_CASE("device_buffer: a deep copy out of device memory into host memory repo
   check_code([&] { alloy::device_buffer<alloy::Mallocator> host(dev, alloy::default_stream); });
   check_code([&] { alloy::device_buffer<alloy::Mallocator> host(dev2, alloy::default_stream); });
 }
+
+TEST_CASE("CudaAsyncMallocator with a device: reuse on one stream, release thresholds, trim") {
+  if (!alloy::cuda_available()) return;
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  {
+    alloy::CudaAsyncMallocator pool;
+    REQUIRE(pool.has_pool());
+    CHECK(pool.release_threshold() == alloy::unbounded);
+    alloy::Block a = pool.allocate(s, 1 << 20);
+    REQUIRE(a);
+    CHECK(alloy::is_aligned(a.ptr, 256));
+    CHECK(pool.deallocate(s, a));
+    alloy::Block b = pool.allocate(s, 1 << 20);  // ordered after the free on the same stream
+    CHECK(b.ptr == a.ptr);
+    CHECK(pool.deallocate(s, b));
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(pool.reserved_bytes() >= (1u << 20));  // unbounded threshold: kept across the sync
+    CHECK(pool.trim_to(0));
+    CHECK(pool.reserved_bytes() == 0);
+
+    alloy::CudaAsyncMallocator eager(0);
+    CHECK(eager.release_threshold() == 0);
+    alloy::Block c = eager.allocate(s, 8 << 20);
+    REQUIRE(c);
+    CHECK(eager.deallocate(s, c));
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(eager.reserved_bytes() == 0);  // threshold 0: given back at the synchronization
+    alloy::CudaAsyncMallocator moved(std::move(eager));
+    CHECK(!eager.has_pool());  // NOLINT(bugprone-use-after-move)
+    CHECK(moved.has_pool());
+  }
+  CHECK(cudaStreamDestroy(s) == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaSuccess);
+}

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs alloy's CUDA tests on a machine with a GPU, in one short step.
 #
-#   tools/gpu_check.sh prepare   here (no GPU needed): builds the binaries that link the CUDA runtime (preset
-#                                default: the CUDA tests, test_cuda_mallocator, test_cuda_headers and the device
-#                                example) and copies them, with libcudart, into .gpu/ (ignored by git).
+#   tools/gpu_check.sh prepare   here (no GPU needed): builds the binaries that link the real CUDA runtime (preset
+#                                default: the kernel tests tests/cuda/*.cu, the host tests of the CUDA paths over the
+#                                real runtime, the CUDA headers' doc examples, the device example and the device
+#                                benchmark when it is built) and copies them, with libcudart, into .gpu/ (ignored by git).
 #   tools/gpu_check.sh run       on the GPU machine, from the repository root (.gpu/ carried there): runs each binary,
-#                                then each CUDA test again under compute-sanitizer when it is installed; one log per
-#                                run under ${OUT:-.gpu/out}, a summary in summary.txt. Exits 1 when any run failed
-#                                or was skipped (a skip there means the GPU was not seen).
+#                                then, where compute-sanitizer is installed, every test under memcheck (API errors not
+#                                reported: the tests make failing calls on purpose, and check their answers) and the
+#                                kernel tests under racecheck and synccheck; then the device benchmark once. One log per
+#                                run under ${OUT:-.gpu/out}, a summary in summary.txt. Exits 1 when any run failed or
+#                                was skipped (a skip there means the GPU was not seen).
 #
 # Binaries built here rather than there: the GPU image has nvcc and CMake but not Debian's doctest and Boost packages
 # that the tests build with. They need a glibc at least as new as this machine's (Debian 12: 2.36) and a driver for
@@ -16,8 +19,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bins=(tests/test_cuda_adapters_gpu tests/test_cuda_device_buffer tests/test_cuda_stream_ordered
-      tests/test_cuda_mallocator tests/test_cuda_headers examples/example_device_pool)
+kernel_tests=(tests/test_cuda_adapters_gpu tests/test_cuda_device_buffer tests/test_cuda_stream_ordered)
+host_tests=(tests/test_cuda_mallocator tests/test_cuda_headers tests/test_device_buffer_cuda
+            tests/test_adapters_cuda_parents)
+bins=("${kernel_tests[@]}" "${host_tests[@]}" examples/example_device_pool)
 
 case "${1:-}" in
   prepare)
@@ -28,6 +33,8 @@ case "${1:-}" in
     cmake --build --preset default --target "${targets[@]}"
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
     for b in "${bins[@]}"; do cp "build/default/$b" .gpu/bin/; done
+    # The device benchmark (benchmarks/device), when the bench preset has built it against the real runtime.
+    if [ -x build/bench/benchmarks/device/device_bench ]; then cp build/bench/benchmarks/device/device_bench .gpu/bin/; fi
     lib=$(ldd build/default/tests/test_cuda_device_buffer | awk '/libcudart/ {print $3}')
     cp -L "$lib" .gpu/lib/
     # This machine's C++ runtime, used there only if the image's is older than the binaries need.
@@ -59,11 +66,22 @@ case "${1:-}" in
       [ "$verdict" = passed ] || failed=1
       printf '%-44s rc=%-3s %s\n' "$name" "$rc" "$verdict" | tee -a "$out/summary.txt"
     }
-    for b in .gpu/bin/*; do run_one "$(basename "$b")" "$b"; done
+    for b in .gpu/bin/test_* .gpu/bin/example_*; do run_one "$(basename "$b")" "$b"; done
     if command -v compute-sanitizer >/dev/null; then
-      for b in .gpu/bin/test_cuda_*; do
-        run_one "memcheck_$(basename "$b")" compute-sanitizer --tool memcheck --error-exitcode 3 "$b"
+      for b in .gpu/bin/test_*; do
+        run_one "memcheck_$(basename "$b")" compute-sanitizer --tool memcheck --report-api-errors no \
+          --error-exitcode 3 "$b"
       done
+      for b in "${kernel_tests[@]}"; do
+        b=.gpu/bin/$(basename "$b")
+        run_one "racecheck_$(basename "$b")" compute-sanitizer --tool racecheck --error-exitcode 3 "$b"
+        run_one "synccheck_$(basename "$b")" compute-sanitizer --tool synccheck --error-exitcode 3 "$b"
+      done
+    else
+      echo "compute-sanitizer not found: memcheck, racecheck and synccheck not run" | tee -a "$out/summary.txt"
+    fi
+    if [ -x .gpu/bin/device_bench ]; then
+      run_one device_bench .gpu/bin/device_bench --benchmark_out="$out/device_bench.json" --benchmark_out_format=json
     fi
     exit "$failed"
     ;;

@@ -12,5 +12,16 @@ cmake --preset default >/dev/null
 examples=$(cmake --build --preset default --target help | sed -n 's/^\(example_[A-Za-z0-9_]*\):.*/\1/p' | sort -u)
 cmake --build --preset default -j "$jobs" --target $examples
 ctest --preset default -L example --output-on-failure
+echo "=== alloy: device benchmark (D1-D3) ==="
+# On a machine with a GPU: device_bench over the real runtime (RMM's rows too after tools/fetch_rmm.sh). Without one
+# it is not run; device_bench_standin runs the same code over the CPU stand-in (host timings of the stand-in only).
+if nvidia-smi -L >/dev/null 2>&1; then
+  cmake --preset bench >/dev/null
+  cmake --build --preset bench -j "$jobs" --target device_bench
+  build/bench/benchmarks/device/device_bench --benchmark_out=build/device_bench.json --benchmark_out_format=json
+  echo "device benchmark: build/device_bench.json"
+else
+  echo "no GPU here (nvidia-smi): the device benchmark is not run (tools/gpu_check.sh runs it on a GPU machine)"
+fi
 echo "=== alloy: benchmark comparison ==="
 exec tools/bench_report.sh "$@"

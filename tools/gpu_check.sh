@@ -33,8 +33,11 @@ case "${1:-}" in
     cmake --build --preset default --target "${targets[@]}"
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
     for b in "${bins[@]}"; do cp "build/default/$b" .gpu/bin/; done
-    # The device benchmark (benchmarks/device), when the bench preset has built it against the real runtime.
-    if [ -x build/bench/benchmarks/device/device_bench ]; then cp build/bench/benchmarks/device/device_bench .gpu/bin/; fi
+    # The device benchmark (benchmarks/device, bench preset), with RMM's libraries when tools/fetch_rmm.sh fetched them.
+    cmake --preset bench >/dev/null
+    cmake --build --preset bench --target device_bench
+    cp build/bench/benchmarks/device/device_bench .gpu/bin/
+    if [ -d .deps/rmm/lib ]; then cp -L .deps/rmm/lib/*.so .gpu/lib/; fi
     lib=$(ldd build/default/tests/test_cuda_device_buffer | awk '/libcudart/ {print $3}')
     cp -L "$lib" .gpu/lib/
     # This machine's C++ runtime, used there only if the image's is older than the binaries need.
@@ -53,6 +56,7 @@ case "${1:-}" in
       echo "the binaries do not load with this machine's C++ runtime (loader.log): using .gpu/lib/cxx" | tee -a "$out/loader.log"
       export LD_LIBRARY_PATH="$PWD/.gpu/lib/cxx:$LD_LIBRARY_PATH"
     fi
+    export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer ships with the toolkit, often off the PATH
     nvidia-smi -L > "$out/nvidia-smi.txt" 2>&1 || true
     failed=0
     : > "$out/summary.txt"

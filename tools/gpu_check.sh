@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 kernel_tests=(tests/test_cuda_adapters_gpu tests/test_cuda_device_buffer tests/test_cuda_stream_ordered)
 host_tests=(tests/test_cuda_mallocator tests/test_cuda_headers tests/test_device_buffer_cuda
-            tests/test_adapters_cuda_parents)
+            tests/test_adapters_cuda_parents tests/test_stream_ordered)
 bins=("${kernel_tests[@]}" "${host_tests[@]}" examples/example_device_pool)
 
 case "${1:-}" in

@@ -64,3 +64,52 @@ TEST_CASE("device_buffer<CudaAsyncMallocator>: allocates and frees on the buffer
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(cudaGetLastError() == cudaSuccess);
 }
+
+// StreamOrdered<A> on a real device: a kernel on stream a still reads a block when the host frees it; stream b gets
+// the same memory and a kernel there overwrites it. a's result must be intact: b waits for a's free (the crossing's
+// event), or the pool synchronized a before giving the memory back to the slab (the merge path).
+#include <alloy/bitmapped_block.hpp>
+#include <alloy/stream_ordered.hpp>
+
+namespace {
+__global__ void slow_sum(const unsigned* p, std::size_t n, unsigned long long* out, long long spin) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < spin) {
+  }
+  unsigned long long s = 0;
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) s += p[i];
+  atomicAdd(out, s);
+}
+}  // namespace
+
+TEST_CASE("StreamOrdered: a block a kernel still reads is not overwritten by another stream's kernel") {
+  using Slab = alloy::BitmappedBlock<256, 256, alloy::CudaMallocator>;
+  constexpr std::size_t n = (1 << 20) / sizeof(unsigned);
+  std::vector<unsigned> host(n);
+  unsigned long long expected = 0;
+  for (std::size_t i = 0; i < n; ++i) expected += host[i] = static_cast<unsigned>(i);
+  for (const bool merge : {false, true}) {
+    CAPTURE(merge);
+    Stream a, b;
+    alloy::StreamOrdered<Slab> pool(std::size_t{1} << 20);  // room for one such block
+    unsigned long long* out = nullptr;
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&out), sizeof *out) == cudaSuccess);
+    REQUIRE(cudaMemsetAsync(out, 0, sizeof *out, a.s) == cudaSuccess);
+    alloy::Block x = pool.allocate(a.s, n * sizeof(unsigned));
+    REQUIRE(x);
+    REQUIRE(cudaMemcpyAsync(x.ptr, host.data(), x.size, cudaMemcpyDefault, a.s) == cudaSuccess);
+    slow_sum<<<1, 256, 0, a.s>>>(static_cast<const unsigned*>(x.ptr), n, out, 200'000'000);  // ~0.1 s
+    CHECK(pool.deallocate(a.s, x));  // the kernel is still running
+    // The same class crosses behind an event; half the size is another class: the pool synchronizes a first.
+    alloy::Block y = pool.allocate(b.s, merge ? x.size / 2 : x.size);
+    REQUIRE(y);
+    CHECK(y.ptr == x.ptr);
+    fill_kernel<<<64, 256, 0, b.s>>>(static_cast<unsigned*>(y.ptr), y.size / sizeof(unsigned), 0xFFFFFFFFu);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    unsigned long long got = 0;
+    REQUIRE(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(got == expected);
+    CHECK(pool.deallocate(b.s, y));
+    CHECK(cudaFree(out) == cudaSuccess);
+  }
+}

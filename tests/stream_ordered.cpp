@@ -1,0 +1,400 @@
+// StreamOrdered / SharedStreamOrdered: RMM's stream-ordered contract over any stack. Over the CPU stand-in for the
+// CUDA runtime, whose stream-order checker reports memory that one stream freed and another received without an
+// event or a synchronization between them: same-stream reuse makes no CUDA call, a crossing costs one event record
+// and one wait, the merge path synchronizes, a released stream's blocks stay usable after it is destroyed, and a
+// randomized run over 4 streams and 4 host threads finds no violation where the bare stack has many.
+// Built over the real runtime too (label gpu: it needs a device); the checker's parts need the stand-in.
+// needs: cuda device
+// ctest-labels: tsan heavy
+#include <alloy/stream_ordered.hpp>
+
+#include <alloy/allocator_list.hpp>
+#include <alloy/bitmapped_block.hpp>
+#include <alloy/cuda_mallocator.hpp>
+#include <alloy/device_buffer.hpp>
+#include <alloy/mallocator.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "cuda/skip.hpp"
+#include "support/rng.hpp"
+#ifdef ALLOY_CUDA_STANDIN
+#include <cuda_standin.hpp>
+#endif
+
+using alloy::Block;
+
+namespace {
+
+using Slab = alloy::BitmappedBlock<256, 256, alloy::CudaMallocator>;
+struct Slabs {
+  Slab operator()(std::size_t n) const { return Slab(std::max<std::size_t>(n, std::size_t{16} << 20)); }
+};
+using SlabList = alloy::AllocatorList<Slabs>;
+using Pool = alloy::StreamOrdered<Slab>;
+
+static_assert(alloy::has_stream_ordered<Pool>);
+static_assert(alloy::has_stream_ordered<alloy::SharedStreamOrdered<SlabList>>);
+static_assert(alloy::memory_space_of<Pool>() == alloy::MemorySpace::device);
+static_assert(Pool::alignment == 256);
+static_assert(alloy::has_owns<Pool> && alloy::has_copy<Pool>);
+static_assert(!alloy::has_owns<alloy::StreamOrdered<alloy::Mallocator>>);
+static_assert(sizeof(alloy::device_buffer<alloy::SharedStreamOrdered<SlabList>>) <= 5 * sizeof(void*));
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
+  ~Stream() {
+    if (s) cudaStreamDestroy(s);
+  }
+};
+
+#ifdef ALLOY_CUDA_STANDIN
+namespace sd = alloy::standin;
+void expect_no_violation() {
+  const auto v = sd::take_violations();
+  for (std::size_t i = 0; i < v.size() && i < 5; ++i) MESSAGE(sd::rule_name(v[i].what) << ": " << v[i].text);
+  CHECK(v.empty());
+}
+
+// Tells the stand-in's stream-order checker what a stack does, around any stream-ordered or plain stack: the
+// block's free is noted before the stack takes it back, its receipt after the stack handed it out.
+template <class A>
+struct Checked {
+  A& a;
+  std::mutex* m = nullptr;  // for a stack that is not thread-safe (the bare one)
+  Block allocate(cudaStream_t s, std::size_t n) {
+    Block b;
+    {
+      std::unique_lock<std::mutex> g;
+      if (m) g = std::unique_lock<std::mutex>(*m);
+      if constexpr (alloy::has_stream_ordered<A>) b = a.allocate(s, n);
+      else b = a.allocate(n);
+    }
+    if (b) sd::note_allocate(b.ptr, b.size, s);
+    return b;
+  }
+  void deallocate(cudaStream_t s, Block b) {
+    sd::note_deallocate(b.ptr, b.size, s);
+    std::unique_lock<std::mutex> g;
+    if (m) g = std::unique_lock<std::mutex>(*m);
+    if constexpr (alloy::has_stream_ordered<A>) CHECK(a.deallocate(s, b));
+    else CHECK(a.deallocate(b));
+  }
+};
+
+// 4 host threads; each step picks one of the thread's 8 slots: a full slot's block is freed on the stream that
+// used it; an empty one gets a block of 256 B .. 1 MiB (log-uniform) on one of the 4 streams, which then uses it
+// (a memset there). Every allocation and every free counts as one operation. Returns the failed allocations.
+template <class A>
+std::size_t random_run(Checked<A> c, const std::vector<cudaStream_t>& streams, std::size_t ops_per_thread) {
+  std::atomic<std::size_t> failures{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      alloy::test::Rng rng{t + 11};
+      struct Slot {
+        Block b;
+        cudaStream_t s;
+      };
+      std::vector<Slot> slots(8, Slot{{}, nullptr});
+      for (std::size_t i = 0; i < ops_per_thread; ++i) {
+        Slot& slot = slots[rng.below(slots.size())];
+        if (slot.b) {
+          c.deallocate(slot.s, slot.b);
+          slot.b = {};
+          continue;
+        }
+        cudaStream_t s = streams[rng.below(streams.size())];
+        const std::size_t top = std::size_t{256} << rng.below(13);  // 256 B .. 1 MiB
+        const std::size_t n = top / 2 + 1 + rng.below(top / 2);
+        slot = {c.allocate(s, n), s};
+        if (!slot.b) {
+          ++failures;
+          continue;
+        }
+        (void)cudaMemsetAsync(slot.b.ptr, 0, 16, s);
+      }
+      for (Slot& slot : slots)
+        if (slot.b) c.deallocate(slot.s, slot.b);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return failures;
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("StreamOrdered: a block freed on a stream is reused on that stream at once") {
+  Stream a;
+  Pool pool(std::size_t{1} << 20);
+  Block x = pool.allocate(a.s, 1000);
+  REQUIRE(x);
+  CHECK(x.size == 1000);
+  CHECK(alloy::is_aligned(x.ptr, 256));
+  CHECK(pool.empty() == alloy::Ternary::no);
+  CHECK(pool.owns(x) == alloy::Ternary::yes);
+  CHECK(pool.deallocate(a.s, x));
+  CHECK(pool.empty() == alloy::Ternary::yes);
+  CHECK(pool.cached_bytes() == 1024);
+#ifdef ALLOY_CUDA_STANDIN
+  const auto calls = sd::call_count();
+#endif
+  for (int i = 0; i < 100; ++i) {
+    Block y = pool.allocate(a.s, 900 + i);  // the same class
+    CHECK(y.ptr == x.ptr);
+    CHECK(y.size == std::size_t(900 + i));
+    CHECK(pool.deallocate(a.s, y));
+  }
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count() == calls);  // no CUDA call on the same stream
+#endif
+  Block z = pool.allocate(a.s, 5000);  // another class: from the slab
+  CHECK(z.ptr != x.ptr);
+  CHECK(pool.deallocate(a.s, z));
+  CHECK(pool.release());
+  CHECK(pool.cached_bytes() == 0);
+  CHECK(pool.parent().empty() == alloy::Ternary::yes);  // everything went back
+  CHECK(!pool.allocate(a.s, 0));
+  CHECK(!pool.allocate(a.s, SIZE_MAX));
+  CHECK(pool.deallocate(a.s, {}));
+}
+
+TEST_CASE("StreamOrdered: another stream takes a freed block behind one event, when the parent is full") {
+  Stream a, b;
+  Pool pool(std::size_t{4} * 256);  // four blocks
+  std::vector<Block> v;
+  for (int i = 0; i < 4; ++i) v.push_back(pool.allocate(a.s, 256));
+  CHECK(!pool.parent().allocate(256));  // full
+  for (Block x : v) CHECK(pool.deallocate(a.s, x));
+#ifdef ALLOY_CUDA_STANDIN
+  const auto records = sd::call_count("cudaEventRecord"), waits = sd::call_count("cudaStreamWaitEvent");
+  REQUIRE(cudaMemsetAsync(v[0].ptr, 1, 4 * 256, a.s) == cudaSuccess);
+  sd::note_deallocate(v[0].ptr, 4 * 256, a.s);
+#endif
+  Block y = pool.allocate(b.s, 200);
+  REQUIRE(y);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::note_allocate(y.ptr, y.size, b.s));  // ordered: no violation
+  CHECK(sd::call_count("cudaEventRecord") == records + 1);
+  CHECK(sd::call_count("cudaStreamWaitEvent") == waits + 1);
+#endif
+  // The crossing moved a's whole list of that class: b takes the others without another call.
+  std::vector<Block> w{y};
+  for (int i = 0; i < 3; ++i) w.push_back(pool.allocate(b.s, 256));
+  for (Block x : w) CHECK(x);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count("cudaEventRecord") == records + 1);
+  for (Block x : w) sd::forget_annotations(x.ptr, x.size);
+  expect_no_violation();
+#endif
+  for (Block x : w) CHECK(pool.deallocate(b.s, x));
+}
+
+TEST_CASE("StreamOrdered: when no list has the class, the streams are synchronized and the lists go back") {
+  Stream a, b;
+  Pool pool(std::size_t{4} * 256);
+  Block x = pool.allocate(a.s, 1024);  // the whole slab
+  REQUIRE(x);
+  CHECK(pool.deallocate(a.s, x));
+#ifdef ALLOY_CUDA_STANDIN
+  const auto syncs = sd::call_count("cudaStreamSynchronize");
+#endif
+  Block y = pool.allocate(b.s, 256);  // another class: a's list must go back to the slab first
+  REQUIRE(y);
+  CHECK(y.ptr == x.ptr);
+  CHECK(pool.cached_bytes() == 0);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count("cudaStreamSynchronize") == syncs + 1);
+#endif
+  CHECK(pool.deallocate(b.s, y));  // cached on b
+  Block h = pool.allocate(a.s, 768);  // the slab's other three blocks
+  REQUIRE(h);
+  Block z = pool.allocate(b.s, 512);  // two blocks: none free, y's goes back, still one short: fails
+  CHECK(!z);
+  CHECK(pool.cached_bytes() == 0);
+  CHECK(pool.deallocate(a.s, h));
+}
+
+TEST_CASE("StreamOrdered: a released stream's blocks stay usable after the stream is destroyed") {
+  Stream b;
+  Pool pool(std::size_t{2} * 256);
+  Stream a;
+  Block x = pool.allocate(a.s, 256), y = pool.allocate(a.s, 256);
+  CHECK(pool.deallocate(a.s, x));
+  CHECK(pool.deallocate(a.s, y));
+#ifdef ALLOY_CUDA_STANDIN
+  REQUIRE(cudaMemsetAsync(x.ptr, 1, 256, a.s) == cudaSuccess);  // work on a uses them
+  REQUIRE(cudaMemsetAsync(y.ptr, 1, 256, a.s) == cudaSuccess);
+  sd::note_deallocate(x.ptr, 256, a.s);
+  sd::note_deallocate(y.ptr, 256, a.s);
+#endif
+  CHECK(pool.release_stream(a.s));
+  REQUIRE(cudaStreamDestroy(a.s) == cudaSuccess);
+  a.s = nullptr;
+  Block z = pool.allocate(b.s, 256);  // crosses behind the event recorded at release_stream
+  CHECK((z.ptr == x.ptr || z.ptr == y.ptr));
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::note_allocate(z.ptr, 256, b.s));
+  sd::forget_annotations(x.ptr, 256);
+  sd::forget_annotations(y.ptr, 256);
+#endif
+  CHECK(pool.deallocate(b.s, z));
+  CHECK(pool.release());
+#ifdef ALLOY_CUDA_STANDIN
+  expect_no_violation();  // no use of the destroyed stream
+#endif
+}
+
+TEST_CASE("StreamOrdered<..., FreeEvents::at_each_free>: one event record per free, none at the crossing") {
+  Stream a, b;
+  alloy::StreamOrdered<Slab, alloy::FreeEvents::at_each_free> pool(std::size_t{256});
+  Block x = pool.allocate(a.s, 256);
+  REQUIRE(x);
+#ifdef ALLOY_CUDA_STANDIN
+  const auto records = sd::call_count("cudaEventRecord");
+#endif
+#ifdef ALLOY_CUDA_STANDIN
+  REQUIRE(cudaMemsetAsync(x.ptr, 1, 256, a.s) == cudaSuccess);
+  sd::note_deallocate(x.ptr, 256, a.s);
+#endif
+  CHECK(pool.deallocate(a.s, x));
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count("cudaEventRecord") == records + 1);
+#endif
+  REQUIRE(cudaStreamDestroy(a.s) == cudaSuccess);  // no release_stream needed
+  a.s = nullptr;
+  Block y = pool.allocate(b.s, 256);
+  CHECK(y.ptr == x.ptr);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::note_allocate(y.ptr, 256, b.s));
+#endif
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count("cudaEventRecord") == records + 1);
+  expect_no_violation();
+#endif
+  CHECK(pool.deallocate(b.s, y));
+}
+
+TEST_CASE("SharedStreamOrdered: the per-thread default stream is a stream per thread") {
+  alloy::SharedStreamOrdered<Slab> pool(std::size_t{1} * 256);
+  Block x;
+  std::thread([&] {
+    x = pool.allocate(cudaStreamPerThread, 256);
+    REQUIRE(x);
+#ifdef ALLOY_CUDA_STANDIN
+    REQUIRE(cudaMemsetAsync(x.ptr, 1, 256, cudaStreamPerThread) == cudaSuccess);
+    sd::note_deallocate(x.ptr, 256, cudaStreamPerThread);
+#endif
+    CHECK(pool.deallocate(cudaStreamPerThread, x));  // records the thread's event at once
+  }).join();
+  Block y;
+  std::thread([&] {
+    y = pool.allocate(cudaStreamPerThread, 256);  // another thread's stream: behind that event
+    CHECK(y.ptr == x.ptr);
+#ifdef ALLOY_CUDA_STANDIN
+    CHECK(sd::note_allocate(y.ptr, 256, cudaStreamPerThread));
+#endif
+    CHECK(pool.deallocate(cudaStreamPerThread, y));
+  }).join();
+#ifdef ALLOY_CUDA_STANDIN
+  expect_no_violation();
+#endif
+  CHECK(pool.release());
+}
+
+TEST_CASE("StreamOrdered remembers its device and restores the caller's") {
+#ifdef ALLOY_CUDA_STANDIN
+  sd::faults f;
+  f.device_count = 2;
+  sd::set_faults(f);
+  REQUIRE(cudaSetDevice(1) == cudaSuccess);
+  {
+    Stream a, b;
+    Pool pool(std::size_t{256});
+    CHECK(pool.device() == 1);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    Block x = pool.allocate(a.s, 256);
+    CHECK(pool.deallocate(a.s, x));
+    Block y = pool.allocate(b.s, 256);  // a crossing: events made on device 1
+    CHECK(y.ptr == x.ptr);
+    int now = -1;
+    CHECK(cudaGetDevice(&now) == cudaSuccess);
+    CHECK(now == 0);  // restored
+    CHECK(pool.deallocate(b.s, y));
+  }
+  sd::set_faults({});
+  expect_no_violation();
+#else
+  int d = -1;
+  REQUIRE(cudaGetDevice(&d) == cudaSuccess);
+  Pool pool(std::size_t{256});
+  CHECK(pool.device() == d);
+#endif
+}
+
+TEST_CASE("device_buffer over SharedStreamOrdered: allocates and frees on the buffer's stream") {
+  Stream a;
+  alloy::SharedStreamOrdered<SlabList> pool;
+  void* first = nullptr;
+  {
+    alloy::device_buffer<alloy::SharedStreamOrdered<SlabList>> buf(1 << 20, a.s, pool);
+    first = buf.data();
+  }
+#ifdef ALLOY_CUDA_STANDIN
+  const auto calls = sd::call_count();
+#endif
+  alloy::device_buffer<alloy::SharedStreamOrdered<SlabList>> again(1 << 20, a.s, pool);
+  CHECK(again.data() == first);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::call_count() == calls);
+#endif
+}
+
+#ifdef ALLOY_CUDA_STANDIN
+TEST_CASE("stream-order checker over 4 streams and 4 threads: StreamOrdered finds no violation, the bare stack many") {
+  // 10^6 allocations and frees in all; 10^5 under the tsan preset, where every stand-in call is slower.
+#if defined(__SANITIZE_THREAD__)
+  const std::size_t per_thread = 25000;
+#else
+  const std::size_t per_thread = 250000;
+#endif
+  std::vector<Stream> owned(4);
+  std::vector<cudaStream_t> streams;
+  for (auto& s : owned) streams.push_back(s.s);
+  {
+    // A slab too small for the live set: its lists cross streams behind events and go back after synchronizing.
+    alloy::SharedStreamOrdered<Slab> pool(std::size_t{12} << 20);
+    const auto waits = sd::call_count("cudaStreamWaitEvent"), syncs = sd::call_count("cudaStreamSynchronize");
+    const std::size_t failed = random_run(Checked<decltype(pool)>{pool, nullptr}, streams, per_thread);
+    MESSAGE("slab: " << failed << " allocations failed; " << sd::call_count("cudaStreamWaitEvent") - waits
+                     << " waits, " << sd::call_count("cudaStreamSynchronize") - syncs << " synchronizations");
+    CHECK(sd::call_count("cudaStreamWaitEvent") > waits);
+    CHECK(sd::call_count("cudaStreamSynchronize") > syncs);
+    expect_no_violation();
+  }
+  {
+    // A list that grows: the lists only ever serve their own stream.
+    alloy::SharedStreamOrdered<SlabList> pool;
+    CHECK(random_run(Checked<decltype(pool)>{pool, nullptr}, streams, per_thread / 5) == 0);
+    expect_no_violation();
+    CHECK(pool.release());
+    CHECK(pool.cached_bytes() == 0);
+  }
+  {
+    SlabList bare;  // the same stack, not stream-ordered
+    std::mutex m;
+    CHECK(random_run(Checked<SlabList>{bare, &m}, streams, per_thread / 10) == 0);
+    const auto v = sd::take_violations();
+    CHECK(v.size() > 10);
+    for (const auto& x : v) CHECK(x.what == sd::rule::cross_stream_reuse);
+    for (auto s : streams) CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+  }
+}
+#endif

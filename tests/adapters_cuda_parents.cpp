@@ -15,8 +15,12 @@
 #include <alloy/adapters/cuda_mr_resource.hpp>
 #include <alloy/adapters/pytorch_allocator.hpp>
 #include <alloy/adapters/tensorrt_allocator.hpp>
+#include <alloy/allocator_list.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/cuda_mallocator.hpp>
 #include <alloy/region.hpp>
+#include <alloy/ref.hpp>
+#include <alloy/stream_ordered.hpp>
 
 #include <cstring>
 #include <numeric>
@@ -128,6 +132,67 @@ TEST_CASE("PyTorchAllocator, CallbackTable and AnyAllocator over CUDA parents") 
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(download(d.ptr, 1024) == src);
   CHECK(any.deallocate(d));
+}
+
+namespace {
+using Slab = alloy::BitmappedBlock<256, 256, alloy::CudaMallocator>;
+struct Slabs {
+  Slab operator()(std::size_t n) const { return Slab(std::max<std::size_t>(n, std::size_t{8} << 20)); }
+};
+using Pool = alloy::SharedStreamOrdered<alloy::AllocatorList<Slabs>>;
+std::uint64_t calls() {
+#ifdef ALLOY_CUDA_STANDIN
+  return alloy::standin::call_count();
+#else
+  return 0;
+#endif
+}
+}  // namespace
+
+TEST_CASE("the adapters take a stream-ordered pool and pass it their stream: same-stream reuse, no CUDA call") {
+  Stream s;
+  Pool pool;
+  alloy::CudaMrResource<Pool> mr(pool);
+  static_assert(cuda::mr::async_resource<alloy::CudaMrResource<Pool>> ||
+                cuda::mr::resource<alloy::CudaMrResource<Pool>>);
+  void* p = mr.allocate_async(4096, 256, cuda::stream_ref{s.s});
+  mr.deallocate_async(p, 4096, 256, cuda::stream_ref{s.s});
+  auto c0 = calls();
+  void* q = mr.allocate(cuda::stream_ref{s.s}, 4000, 256);
+  CHECK(q == p);
+  CHECK(calls() == c0);
+  mr.deallocate(cuda::stream_ref{s.s}, q, 4000, 256);
+
+  alloy::TensorRTAllocator<alloy::Ref<Pool>> trt(pool);  // shares the pool
+  void* t = trt.allocateAsync(8192, 256, 0, s.s);
+  CHECK(trt.deallocateAsync(t, s.s));
+  c0 = calls();
+  CHECK(trt.allocateAsync(8000, 256, 0, s.s) == t);
+  CHECK(calls() == c0);
+  CHECK(trt.deallocateAsync(t, s.s));
+
+  // PyTorch's stacks live until exit, past the streams they saw: a pool that records its event at each free never
+  // needs a stream again (FreeEvents::at_each_free); its allocations still make no CUDA call.
+  using Torch = alloy::PyTorchAllocator<
+      alloy::SharedStreamOrdered<alloy::AllocatorList<Slabs>, alloy::FreeEvents::at_each_free>, 2>;
+  void* x = Torch::alloc(1 << 16, 0, s.s);
+  REQUIRE(x != nullptr);
+  Torch::free(x, 1 << 16, 0, s.s);
+  c0 = calls();
+  CHECK(Torch::alloc(1 << 16, 0, s.s) == x);
+  CHECK(calls() == c0);
+  Torch::free(x, 1 << 16, 0, s.s);
+
+  alloy_callback_table* table = alloy::make_callback_table<Pool>();  // the default stream: no stream in the table
+  void* h = table->alloc(table->obj, 1000);
+  REQUIRE(h != nullptr);
+  void* addr = table->addr_of_block(h);
+  table->free(table->obj, h);
+  void* h2 = table->alloc(table->obj, 1000);
+  CHECK(table->addr_of_block(h2) == addr);
+  table->free(table->obj, h2);
+  table->destroy(table->obj);
+  REQUIRE(cudaStreamSynchronize(s.s) == cudaSuccess);
 }
 
 #ifdef ALLOY_CUDA_STANDIN

@@ -15,6 +15,7 @@
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/cuda_mallocator.hpp>
 #include <alloy/device_buffer.hpp>
+#include <alloy/stream_ordered.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -131,6 +132,35 @@ void churn_alloy(benchmark::State& state, A& a, std::size_t steps, bool fixed, c
       [&a](void* p, std::size_t n) { a.deallocate(Block{p, n}); }, label);
 }
 
+// D1 / D2 over a stream-ordered stack on k streams: each new block goes to one of them (slot i's stream is i mod k),
+// and is freed on the stream it was allocated on.
+template <class A>
+void churn_streams(benchmark::State& state, A& a, std::size_t steps, bool fixed, const std::vector<cudaStream_t>& ss,
+                   const char* label) {
+  const auto sz = sizes(steps, fixed);
+  const auto sl = slots(steps);
+  std::vector<Block> live(live_slots);
+  for (auto _ : state) {
+    std::size_t failures = 0;
+    const std::uint64_t calls0 = cuda_calls();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < steps; ++i) {
+      Block& slot = live[sl[i]];
+      cudaStream_t s = ss[sl[i] % ss.size()];
+      if (slot) a.deallocate(s, slot);
+      slot = a.allocate(s, sz[i]);
+      if (!slot) ++failures;
+    }
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    const std::uint64_t calls = cuda_calls() - calls0;
+    for (std::size_t j = 0; j < live.size(); ++j) {
+      if (live[j]) a.deallocate(ss[j % ss.size()], live[j]);
+      live[j] = {};
+    }
+    finish(state, ns, static_cast<double>(steps), calls, failures, label);
+  }
+}
+
 constexpr const char* not_ordered = "not stream-ordered, not thread-safe";
 constexpr const char* ordered_safe = "stream-ordered, thread-safe";
 
@@ -141,14 +171,16 @@ struct Slabs {
 };
 using SlabList = alloy::AllocatorList<Slabs>;
 
-cudaStream_t bench_stream() {
-  static cudaStream_t s = [] {
-    cudaStream_t x = nullptr;
-    (void)cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);
+const std::vector<cudaStream_t>& bench_streams() {  // four non-blocking streams, for the life of the process
+  static const std::vector<cudaStream_t> v = [] {
+    std::vector<cudaStream_t> x(4, nullptr);
+    for (auto& s : x) (void)cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     return x;
   }();
-  return s;
+  return v;
 }
+cudaStream_t bench_stream() { return bench_streams()[0]; }
+using Pool = alloy::SharedStreamOrdered<SlabList>;
 
 void register_all() {
   using benchmark::RegisterBenchmark;
@@ -208,6 +240,15 @@ void register_all() {
       SlabList a;
       churn_alloy(st, a, steps, fixed, not_ordered);
     });
+    for (const std::size_t k : {std::size_t{1}, std::size_t{4}}) {
+      reg(w + "alloy SharedStreamOrdered<AllocatorList of slabs>, " + std::to_string(k) + " stream(s)",
+          [=](benchmark::State& st) {
+            Pool pool;
+            const std::vector<cudaStream_t> ss(bench_streams().begin(), bench_streams().begin() + k);
+            churn_streams(st, pool, steps, fixed, ss, ordered_safe);
+            (void)pool.release();
+          });
+    }
 #if ALLOY_BENCH_HAVE_RMM
     // RMM 26 (cuda::mr spelling): allocate(stream, bytes, alignment), deallocate(stream, p, bytes, alignment).
     auto rmm_churn = [](benchmark::State& st, auto& mr, std::size_t n_steps, bool fx) {
@@ -258,6 +299,16 @@ void register_all() {
     st.counters["sizeof"] = static_cast<double>(sizeof(alloy::device_buffer<SlabList>));
     d3(st, [&] { return alloy::device_buffer<SlabList>(mib, s, list); }, not_ordered);
   });
+  for (const std::size_t k : {std::size_t{1}, std::size_t{4}}) {
+    reg("D3/alloy device_buffer<SharedStreamOrdered<AllocatorList of slabs>>, " + std::to_string(k) + " stream(s)",
+        [=](benchmark::State& st) {
+          Pool pool;
+          std::size_t i = 0;
+          st.counters["sizeof"] = static_cast<double>(sizeof(alloy::device_buffer<Pool>));
+          d3(st, [&] { return alloy::device_buffer<Pool>(mib, bench_streams()[i++ % k], pool); }, ordered_safe);
+          (void)pool.release();
+        });
+  }
   reg("D3/alloy device_buffer<CudaAsyncMallocator>", [=](benchmark::State& st) {
     alloy::CudaAsyncMallocator a;
     cudaStream_t s = bench_stream();
@@ -288,6 +339,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  (void)cudaStreamDestroy(bench_stream());
+  for (cudaStream_t s : bench_streams()) (void)cudaStreamDestroy(s);
   return 0;
 }

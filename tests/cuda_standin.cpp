@@ -303,6 +303,34 @@ TEST_CASE("stand-in rule: memory one stream frees and another receives needs an 
   expect_none();
 }
 
+TEST_CASE("stand-in rule: a free on one stream while another stream's use of the memory is not ordered before it") {
+  Stream a, b;
+  void* p = nullptr;
+  REQUIRE(cudaMallocAsync(&p, 4096, a.s) == cudaSuccess);
+  REQUIRE(cudaMemsetAsync(p, 1, 4096, a.s) == cudaSuccess);
+  SUBCASE("freed on the stream that used it") {
+    CHECK(cudaFreeAsync(p, a.s) == cudaSuccess);
+    expect_none();
+  }
+  SUBCASE("freed on another stream, unordered: reported") {
+    CHECK(cudaFreeAsync(p, b.s) == cudaSuccess);
+    expect_one(sd::rule::unordered_free);
+  }
+  SUBCASE("freed on another stream that waited for an event after the use") {
+    Event e;
+    REQUIRE(cudaEventRecord(e.e, a.s) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(b.s, e.e, 0) == cudaSuccess);
+    CHECK(cudaFreeAsync(p, b.s) == cudaSuccess);
+    expect_none();
+  }
+  SUBCASE("a stack's free (note_deallocate) is held to the same rule") {
+    sd::note_deallocate(p, 4096, b.s);
+    expect_one(sd::rule::unordered_free);
+    sd::forget_annotations(p, 4096);
+    CHECK(cudaFreeAsync(p, a.s) == cudaSuccess);
+  }
+}
+
 TEST_CASE("stand-in pools: reuse follows stream order, release threshold, trim") {
   Stream a, b;
   alloy::CudaAsyncMallocator pool;  // threshold: unbounded

@@ -328,6 +328,18 @@ TEST_CASE("StreamOrdered remembers its device and restores the caller's") {
     CHECK(cudaGetDevice(&now) == cudaSuccess);
     CHECK(now == 0);  // restored
     CHECK(pool.deallocate(b.s, y));
+    // A list that grows while device 0 is current still adds its slabs on device 1.
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    alloy::StreamOrdered<SlabList> list;
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    Block z = list.allocate(a.s, 4096);
+    REQUIRE(z);
+    cudaPointerAttributes at{};
+    REQUIRE(cudaPointerGetAttributes(&at, z.ptr) == cudaSuccess);
+    CHECK(at.device == 1);
+    CHECK(cudaGetDevice(&now) == cudaSuccess);
+    CHECK(now == 0);
+    CHECK(list.deallocate(a.s, z));
   }
   sd::set_faults({});
   expect_no_violation();

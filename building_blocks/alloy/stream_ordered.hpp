@@ -65,7 +65,8 @@ struct no_lock {
 /// cannot name that stream later). A program compiled with per-thread default streams should pass
 /// `cudaStreamPerThread` rather than null.
 /// Devices: the allocator remembers the current device at construction and makes it current (and restores the
-/// caller's) around the event calls it makes.
+/// caller's) around the event calls it makes and, where there are several devices, around the calls to A that may
+/// grow it (a list adding a slab allocates on the pool's device, whichever device the caller has current).
 /// Thread safety: none; SharedStreamOrdered<A> takes a mutex around every call (A then needs no thread safety).
 /// Failure: an empty Block for n == 0, when the size class overflows, and when A fails even after the cached memory
 /// went back to it. A CUDA error of the event calls makes the crossing or the release fail (the block stays cached).
@@ -118,7 +119,7 @@ class StreamOrdered {
     std::lock_guard<Lock> g(lock_);
     entry& e = entry_for(s);
     if (void* p = e.pop(c)) return reused({p, n}, c);
-    if (Block b = a_.allocate(c)) return handed_out({b.ptr, n});
+    if (Block b = parent_allocate(c)) return handed_out({b.ptr, n});
     for (entry& o : entries_) {  // another stream's blocks of this class, behind an event
       if (&o == &e || !o.has(c) || !order_after(e, o)) continue;
       std::swap(e.lists[c], o.lists[c]);  // e's list of c was empty
@@ -126,7 +127,7 @@ class StreamOrdered {
       return reused({e.pop(c), n}, c);
     }
     (void)release_locked();  // may move entries: e is not used after it
-    if (Block b = a_.allocate(c)) return handed_out({b.ptr, n});
+    if (Block b = parent_allocate(c)) return handed_out({b.ptr, n});
     return {};
   }
 
@@ -220,12 +221,21 @@ class StreamOrdered {
     bool event_stale = false;
     cudaEvent_t event = nullptr;
     std::size_t cached = 0;
-    std::unordered_map<std::size_t, std::vector<void*>> lists;  // size class -> blocks
-    void* pop(std::size_t c) noexcept {
+    std::unordered_map<std::size_t, std::vector<void*>> lists;  // size class -> blocks (nodes: stable addresses)
+    std::size_t last_class = 0;                                  // the class used last, and its list: a stream
+    std::vector<void*>* last_list = nullptr;                     // that churns one size skips the hash
+    std::vector<void*>* find(std::size_t c) noexcept {
+      if (c == last_class && last_list) return last_list;
       auto it = lists.find(c);
-      if (it == lists.end() || it->second.empty()) return nullptr;
-      void* p = it->second.back();
-      it->second.pop_back();
+      if (it == lists.end()) return nullptr;
+      last_class = c;
+      return last_list = &it->second;
+    }
+    void* pop(std::size_t c) noexcept {
+      std::vector<void*>* l = find(c);
+      if (!l || l->empty()) return nullptr;
+      void* p = l->back();
+      l->pop_back();
       cached -= c;
       return p;
     }
@@ -235,7 +245,13 @@ class StreamOrdered {
     }
     void push(std::size_t c, void* p) noexcept {
       try {
-        lists[c].push_back(p);
+        std::vector<void*>* l = find(c);
+        if (!l) {
+          l = &lists[c];
+          last_class = c;
+          last_list = l;
+        }
+        l->push_back(p);
       } catch (...) {
         ALLOY_ASSERT(false, "StreamOrdered: out of host memory for the free list");
       }
@@ -325,6 +341,15 @@ class StreamOrdered {
       (void)::cudaGetLastError();
       device_ = 0;
     }
+    int n = 0;
+    if (::cudaGetDeviceCount(&n) != cudaSuccess) (void)::cudaGetLastError();
+    multi_device_ = n > 1;
+  }
+  // A may grow (an AllocatorList adding a slab with cudaMalloc): with several devices, on this allocator's.
+  Block parent_allocate(std::size_t c) noexcept {
+    if (!multi_device_) return a_.allocate(c);
+    on_device d(device_);
+    return a_.allocate(c);
   }
 
   // Whether only e's event (recorded at each free, or at release_stream) may order e's blocks: its stream may be
@@ -404,6 +429,7 @@ class StreamOrdered {
   std::size_t cached_ = 0;
   std::size_t live_ = 0;
   int device_ = 0;
+  bool multi_device_ = false;
 };
 
 /// SharedStreamOrdered<A, Events>: StreamOrdered with a mutex around every call, for many host threads (each on

@@ -104,6 +104,7 @@ struct state {
   std::map<std::string, std::uint64_t> calls;
   std::uint64_t total_calls = 0;
   std::map<std::uintptr_t, freed_region> annotations;  // note_deallocate'd ranges [lo, hi)
+  std::map<std::uintptr_t, freed_region> uses;         // device ranges [lo, hi): the stream point of their last use
   bool abort_on_violation = false;
 };
 
@@ -222,6 +223,49 @@ void enter(CUstream_st* x) {
 std::uint64_t issue(CUstream_st* x) {
   enter(x);
   return ++x->clock[static_cast<std::size_t>(x->id)];
+}
+
+// ---- range maps: [lo, hi) -> (stream, point), non-overlapping ----
+void range_erase(std::map<std::uintptr_t, freed_region>& m, std::uintptr_t lo, std::uintptr_t hi) {
+  auto it = m.upper_bound(lo);
+  if (it != m.begin() && std::prev(it)->second.hi > lo) --it;
+  while (it != m.end() && it->first < hi) {
+    const std::uintptr_t a = it->first;
+    const freed_region r = it->second;
+    it = m.erase(it);
+    if (a < lo) m[a] = {lo, r.stream, r.t};
+    if (r.hi > hi) m[hi] = {r.hi, r.stream, r.t};
+  }
+}
+template <class F>
+void range_for_each(std::map<std::uintptr_t, freed_region>& m, std::uintptr_t lo, std::uintptr_t hi, F f) {
+  auto it = m.upper_bound(lo);
+  if (it != m.begin() && std::prev(it)->second.hi > lo) --it;
+  for (; it != m.end() && it->first < hi; ++it)
+    if (!f(it->first, it->second)) return;
+}
+// Work on stream x at point t used device memory [p, p + n).
+void note_use(const void* p, std::size_t n, CUstream_st* x, std::uint64_t t) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(p);
+  range_erase(st().uses, lo, lo + n);
+  st().uses[lo] = {lo + n, x->id, t};
+}
+// A free of [p, p + n) on stream x: every earlier use must be ordered before it (RMM's rule: free on the stream of
+// the last use, or order that stream after it). Records a violation and returns false otherwise.
+bool check_free_after_uses(const void* p, std::size_t n, CUstream_st* x, const char* call) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(p);
+  bool ok = true;
+  range_for_each(st().uses, lo, lo + n, [&](std::uintptr_t a, const freed_region& u) {
+    if (u.stream == x->id || ordered(x->clock, u.stream, u.t)) return true;
+    ok = false;
+    record(rule::unordered_free, std::string(call) + ": memory at " + hex(reinterpret_cast<void*>(a)) +
+                                     " is freed on stream " + std::to_string(x->id) + " while its last use, on stream " +
+                                     std::to_string(u.stream) + " at its point " + std::to_string(u.t) +
+                                     ", is not ordered before the free");
+    return false;
+  });
+  range_erase(st().uses, lo, lo + n);
+  return ok;
 }
 
 // ---- memory ----
@@ -417,7 +461,9 @@ cudaError_t do_copy(void* dst, const void* src, std::size_t n, cudaStream_t h, c
     if (src_dev) o.open(src, n);
     std::memmove(dst, src, n);
   }
-  issue(x);
+  const std::uint64_t t = issue(x);
+  if (dst_dev) note_use(dst, n, x, t);
+  if (src_dev) note_use(src, n, x, t);
   // Synchronous calls, and copies into pageable host memory, return once the copy is done (the runtime's rule).
   const bool dst_pageable = containing(st().live, dst) == st().live.end();
   if (sync || dst_pageable) {
@@ -443,7 +489,8 @@ cudaError_t do_memset(void* dst, int value, std::size_t n, cudaStream_t h, const
     if (dev) o.open(dst, n);
     std::memset(dst, value, n);
   }
-  issue(x);
+  const std::uint64_t t = issue(x);
+  if (dev) note_use(dst, n, x, t);
   if (sync) {
     join(st().host, x->clock);
     host_synchronized();
@@ -576,6 +623,7 @@ const char* rule_name(rule r) noexcept {
     case rule::destroyed_handle: return "destroyed or unknown handle";
     case rule::bad_access: return "bad access";
     case rule::cross_stream_reuse: return "cross-stream reuse without ordering";
+    case rule::unordered_free: return "free not ordered after the last use";
   }
   return "?";
 }
@@ -638,6 +686,7 @@ void note_deallocate(const void* p, std::size_t n, CUstream_st* h) {
   CUstream_st* x = resolve(h, "note_deallocate");
   if (x == nullptr) return;
   enter(x);
+  (void)check_free_after_uses(p, n, x, "note_deallocate");
   forget_annotations(p, n);
   const auto lo = reinterpret_cast<std::uintptr_t>(p);
   st().annotations[lo] = {lo + n, x->id, x->clock[static_cast<std::size_t>(x->id)]};
@@ -672,17 +721,9 @@ bool note_allocate(const void* p, std::size_t n, CUstream_st* h) {
 
 void forget_annotations(const void* p, std::size_t n) {
   std::lock_guard<std::recursive_mutex> g(st().m);
-  const auto lo = reinterpret_cast<std::uintptr_t>(p), hi = lo + n;
-  auto& m = st().annotations;
-  auto it = m.upper_bound(lo);
-  if (it != m.begin() && std::prev(it)->second.hi > lo) --it;
-  while (it != m.end() && it->first < hi) {
-    const std::uintptr_t a = it->first;
-    const freed_region r = it->second;
-    it = m.erase(it);
-    if (a < lo) m[a] = {lo, r.stream, r.t};
-    if (r.hi > hi) m[hi] = {r.hi, r.stream, r.t};
-  }
+  const auto lo = reinterpret_cast<std::uintptr_t>(p);
+  range_erase(st().annotations, lo, lo + n);
+  range_erase(st().uses, lo, lo + n);
 }
 
 }  // namespace alloy::standin
@@ -804,7 +845,8 @@ cudaError_t cudaFree(void* p) {
     return fail(cudaErrorInvalidValue);
   }
   const auto base = it->first;
-  remove_live(it);
+  const allocation a = remove_live(it);
+  range_erase(s.uses, base, base + a.mapped);
   retire(base);
   return cudaSuccess;
 }
@@ -820,7 +862,8 @@ cudaError_t cudaFreeHost(void* p) {
     return fail(cudaErrorInvalidValue);
   }
   const auto base = it->first;
-  remove_live(it);
+  const allocation a = remove_live(it);
+  range_erase(s.uses, base, base + a.mapped);
   retire(base);
   return cudaSuccess;
 }
@@ -923,6 +966,8 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t h) {
                                  " is not from a stream-ordered pool");
     return fail(cudaErrorInvalidValue);
   }
+  enter(x);
+  (void)check_free_after_uses(p, it->second.size, x, "cudaFreeAsync");
   const std::uint64_t t = issue(x);
   cudaMemPool_t pool = it->second.pool;
   const auto base = it->first;

@@ -15,7 +15,8 @@
 // - it models streams as ordered queues with vector clocks (stream order, events, cudaStreamWaitEvent, the legacy
 //   default stream's implicit synchronization, host synchronization), and reports memory that one stream freed and
 //   another stream received without an event or synchronization between them: inside its own stream-ordered pools,
-//   and for any stack through note_deallocate / note_allocate;
+//   and for any stack through note_deallocate / note_allocate; it tracks the stream of each device range's last use
+//   (copies, memsets) and reports a free on another stream that is not ordered after it;
 // - it injects faults: no device or an insufficient driver, out of memory on the N-th allocation or above a byte
 //   budget, a failing copy.
 //
@@ -43,6 +44,8 @@ enum class rule {
   destroyed_handle,    // a stream, event or pool used after it was destroyed, or a handle never created
   bad_access,          // a copy or memset that touches freed device memory or runs past an allocation
   cross_stream_reuse,  // memory freed on one stream handed to another without an event or synchronization
+  unordered_free,      // memory freed on a stream (cudaFreeAsync, note_deallocate) while its last use, a copy or
+                       // memset on another stream, is not ordered before the free
 };
 const char* rule_name(rule r) noexcept;
 

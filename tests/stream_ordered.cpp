@@ -252,7 +252,7 @@ TEST_CASE("StreamOrdered: a released stream's blocks stay usable after the strea
 #endif
 }
 
-TEST_CASE("StreamOrdered<..., FreeEvents::at_each_free>: one event record per free, none at the crossing") {
+TEST_CASE("StreamOrdered<..., FreeEvents::at_each_free>: an event record per free, a destroyed stream never named") {
   Stream a, b;
   alloy::StreamOrdered<Slab, alloy::FreeEvents::at_each_free> pool(std::size_t{256});
   Block x = pool.allocate(a.s, 256);
@@ -274,12 +274,43 @@ TEST_CASE("StreamOrdered<..., FreeEvents::at_each_free>: one event record per fr
   CHECK(y.ptr == x.ptr);
 #ifdef ALLOY_CUDA_STANDIN
   CHECK(sd::note_allocate(y.ptr, 256, b.s));
-#endif
-#ifdef ALLOY_CUDA_STANDIN
-  CHECK(sd::call_count("cudaEventRecord") == records + 1);
+  // The crossing waits on a's event, then records b's: b's list is ordered for others by b's event alone.
+  CHECK(sd::call_count("cudaEventRecord") == records + 2);
   expect_no_violation();
 #endif
   CHECK(pool.deallocate(b.s, y));
+}
+
+TEST_CASE("StreamOrdered: blocks taken by one event-only stream cross again only behind that stream's later event") {
+  // Three streams whose lists only their events order (FreeEvents::at_each_free): s1 takes s2's list behind s2's
+  // event; s3 then takes the rest of it from s1, and must wait for s2's free too, so s1 records again after its wait.
+  Stream s1, s2, s3;
+  alloy::StreamOrdered<Slab, alloy::FreeEvents::at_each_free> pool(std::size_t{4} * 256);
+  Block q = pool.allocate(s1.s, 512);  // s1's event is recorded once, at this free, before anything else
+  CHECK(pool.deallocate(s1.s, q));
+  Block p1 = pool.allocate(s2.s, 256), p2 = pool.allocate(s2.s, 256);  // the slab is full now
+  REQUIRE(p1);
+  REQUIRE(p2);
+#ifdef ALLOY_CUDA_STANDIN
+  REQUIRE(cudaMemsetAsync(p1.ptr, 1, 256, s2.s) == cudaSuccess);  // s2's work uses them
+  REQUIRE(cudaMemsetAsync(p2.ptr, 1, 256, s2.s) == cudaSuccess);
+  sd::note_deallocate(p1.ptr, 256, s2.s);
+  sd::note_deallocate(p2.ptr, 256, s2.s);
+#endif
+  CHECK(pool.deallocate(s2.s, p1));
+  CHECK(pool.deallocate(s2.s, p2));
+  Block a = pool.allocate(s1.s, 256);  // s2's list of 256 moves to s1 behind s2's event
+  REQUIRE(a);
+  Block b = pool.allocate(s3.s, 256);  // the rest of it moves on to s3 behind s1's event
+  REQUIRE(b);
+  CHECK(b.ptr != a.ptr);
+#ifdef ALLOY_CUDA_STANDIN
+  CHECK(sd::note_allocate(a.ptr, 256, s1.s));
+  CHECK(sd::note_allocate(b.ptr, 256, s3.s));  // ordered after s2's free: s1's event was recorded after its wait
+  expect_no_violation();
+#endif
+  CHECK(pool.deallocate(s1.s, a));
+  CHECK(pool.deallocate(s3.s, b));
 }
 
 TEST_CASE("SharedStreamOrdered: the per-thread default stream is a stream per thread") {
@@ -287,9 +318,9 @@ TEST_CASE("SharedStreamOrdered: the per-thread default stream is a stream per th
   Block x;
   std::thread([&] {
     x = pool.allocate(cudaStreamPerThread, 256);
-    REQUIRE(x);
+    CHECK(x);
 #ifdef ALLOY_CUDA_STANDIN
-    REQUIRE(cudaMemsetAsync(x.ptr, 1, 256, cudaStreamPerThread) == cudaSuccess);
+    CHECK(cudaMemsetAsync(x.ptr, 1, 256, cudaStreamPerThread) == cudaSuccess);
     sd::note_deallocate(x.ptr, 256, cudaStreamPerThread);
 #endif
     CHECK(pool.deallocate(cudaStreamPerThread, x));  // records the thread's event at once

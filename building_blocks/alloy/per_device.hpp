@@ -8,7 +8,7 @@
 
 #include <memory>
 #include <mutex>
-#include <optional>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,13 +24,13 @@ namespace alloy {
 /// `cudaMalloc`, `cudaMemPoolCreate` or events land on it), and the caller's device current again afterwards. The
 /// stacks live as long as the PerDevice and are destroyed with the device they belong to current.
 /// Factory: a class type whose `operator()(int device) const` returns the stack by value (it need not be movable:
-/// it is built in place).
+/// it is built in place, on the heap, once per device).
 /// Capabilities: a registry, not an allocator: memory from device d's stack goes back to device d's stack, which
 /// `get(d)` names from any thread. `device_count()`, `current()` (the stack of `cudaGetDevice`'s device).
 /// Thread safety: `get` and `current` are thread-safe (each stack is built once); the stacks are as thread-safe as
 /// they are (use Shared blocks across threads).
-/// Failure: `get(d)` throws `alloy::invalid_argument` for a device outside [0, device_count()); without a device
-/// `device_count()` is 0. An exception from the factory leaves that device's stack unmade (the next call tries again).
+/// Failure: `get(d)` throws `alloy::invalid_argument` for a device outside [0, device_count()), and
+/// `alloy::cuda_error` when device d cannot be made current; without a device `device_count()` is 0. An exception from the factory leaves that device's stack unmade (the next call tries again).
 /// Example (runs over the real runtime and over the CPU stand-in, which has one device):
 /// ```cpp
 /// #include <alloy/cuda_mallocator.hpp>
@@ -68,7 +68,7 @@ class PerDevice {
   ~PerDevice() {
     for (int d = 0; d < count_; ++d) {
       if (slots_[static_cast<std::size_t>(d)].stack) {
-        on_device g(d);
+        on_device g(d, std::nothrow);
         slots_[static_cast<std::size_t>(d)].stack.reset();
       }
     }
@@ -84,7 +84,7 @@ class PerDevice {
     slot& s = slots_[static_cast<std::size_t>(device)];
     std::call_once(s.once, [&] {
       on_device g(device);
-      s.stack.emplace(make{f_, device});
+      s.stack.reset(new allocator_type(f_(device)));  // built in place from the factory's prvalue: no move needed
     });
     return *s.stack;
   }
@@ -97,29 +97,32 @@ class PerDevice {
     }
     return get(d);
   }
-  /// Whether device d's stack has been made.
+  /// Whether device d's stack has been made. Not synchronized with a `get` running in another thread.
   [[nodiscard]] bool has(int device) const noexcept {
-    return device >= 0 && device < count_ && slots_[static_cast<std::size_t>(device)].stack.has_value();
+    return device >= 0 && device < count_ && slots_[static_cast<std::size_t>(device)].stack != nullptr;
   }
 
  private:
   struct slot {
     std::once_flag once;
-    std::optional<allocator_type> stack;
+    std::unique_ptr<allocator_type> stack;
   };
-  // Builds the stack in place from the factory's prvalue (no move needed).
-  struct make {
-    const Factory& f;
-    int device;
-    operator allocator_type() const { return f(device); }  // NOLINT: the conversion emplace uses
-  };
+  // Makes device d current for a scope. Building a stack on the wrong device is an error (throws cuda_error);
+  // destroying one (nothrow) goes on as well as it can.
   struct on_device {
     int previous = -1;
-    explicit on_device(int d) noexcept {
-      if (::cudaGetDevice(&previous) != cudaSuccess) {
-        (void)::cudaGetLastError();
-        previous = -1;
+    explicit on_device(int d) {
+      if (::cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+      if (previous != d) {
+        const cudaError_t e = ::cudaSetDevice(d);
+        if (e != cudaSuccess) {
+          (void)::cudaGetLastError();
+          throw cuda_error(static_cast<int>(e), "alloy::PerDevice: cudaSetDevice(" + std::to_string(d) + ") failed");
+        }
       }
+    }
+    on_device(int d, std::nothrow_t) noexcept {
+      if (::cudaGetDevice(&previous) != cudaSuccess) previous = -1;
       if (previous != d && ::cudaSetDevice(d) != cudaSuccess) (void)::cudaGetLastError();
     }
     ~on_device() {

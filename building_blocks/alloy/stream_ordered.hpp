@@ -46,16 +46,17 @@ struct no_lock {
 ///
 /// Semantics: RMM's stream-ordered pool contract over any allocator A. `deallocate(s, b)` keeps the block on a free
 /// list of stream `s` (it does not go back to A); `allocate(s, n)` takes a block of n's size class from `s`'s list
-/// first: stream order makes that safe at once, with no CUDA call. Otherwise it asks A; then it takes the size class
-/// from another stream's list behind an event (recorded on that stream, waited for by `s`: `cudaStreamWaitEvent`), so
-/// `s`'s work runs after the free; then it synchronizes the streams that hold cached blocks, gives every cached block
-/// back to A and asks A again. A block never goes back to A while work queued before its free may still use it, so A
+/// first: stream order makes that safe at once, with no CUDA call. Otherwise it asks A (while the lists hold less
+/// than is handed out; beyond that it tries the next step first) and takes the size class from another stream's
+/// list behind an event (recorded on that stream, waited for by `s`: `cudaStreamWaitEvent`), so `s`'s work runs
+/// after the free; last, it synchronizes the streams that hold cached blocks, gives every cached block back to A and
+/// asks A again. A block never goes back to A while work queued before its free may still use it, so A
 /// (which knows nothing of streams) never hands such memory to anyone.
 /// Sizes: a request of n takes its size class from A (n rounded up to a quarter of its leading power of two, then
 /// A's `good_alloc_size`: at most a quarter is slack) and returns a Block of n bytes; a cached block serves every
-/// request of its class. Memory: the lists of a stream and class hold at most as many blocks as were ever live at
-/// once in that class on that stream; over a parent that grows (AllocatorList) that is the bound, over one that is
-/// full the cached blocks go back to it (above); `release()` gives them back on demand.
+/// request of its class. Memory: once the lists hold as much as is handed out, a request takes another stream's
+/// list before A grows, so over a parent that grows (AllocatorList) the cached memory stays about the memory in use;
+/// over one that is full the cached blocks go back to it (above); `release()` gives them back on demand.
 /// Capabilities: allocate(stream, n), deallocate(stream, b) (has_stream_ordered), allocate(n) / deallocate(b) (on
 /// the default stream), good_alloc_size, owns iff A has owns, copy iff A has copy, empty (no block handed out),
 /// release() (synchronize and give every cached block back), release_stream(s), cached_bytes().
@@ -63,11 +64,14 @@ struct no_lock {
 /// Streams: the legacy default stream (null) is one stream for all threads. `cudaStreamPerThread` is a different
 /// stream in each thread: its lists are kept per thread and its frees record their event at once (another thread
 /// cannot name that stream later). A program compiled with per-thread default streams should pass
-/// `cudaStreamPerThread` rather than null.
+/// `cudaStreamPerThread` rather than null. Both name a stream of the caller's current device: use the pool with its
+/// device current (PerDevice does). With FreeEvents::at_each_free, lists are keyed by `cudaStreamGetId` (a destroyed
+/// stream's handle may come back for a new stream; its id does not).
 /// Devices: the allocator remembers the current device at construction and makes it current (and restores the
 /// caller's) around the event calls it makes and, where there are several devices, around the calls to A that may
 /// grow it (a list adding a slab allocates on the pool's device, whichever device the caller has current).
-/// Thread safety: none; SharedStreamOrdered<A> takes a mutex around every call (A then needs no thread safety).
+/// Thread safety: none; SharedStreamOrdered<A> takes a mutex around every call, every call that reaches A included
+/// (A then needs no thread safety).
 /// Failure: an empty Block for n == 0, when the size class overflows, and when A fails even after the cached memory
 /// went back to it. A CUDA error of the event calls makes the crossing or the release fail (the block stays cached).
 /// Example (compiled and run by the tests, over the real runtime and over the CPU stand-in for it; a same-stream
@@ -114,34 +118,38 @@ class StreamOrdered {
   }
 
   Block allocate(stream_view s, std::size_t n) noexcept {
+    std::lock_guard<Lock> g(lock_);
     const std::size_t c = size_class(n);
     if (c == 0) return {};
-    std::lock_guard<Lock> g(lock_);
     entry& e = entry_for(s);
     if (void* p = e.pop(c)) return reused({p, n}, c);
-    if (Block b = parent_allocate(c)) return handed_out({b.ptr, n});
-    for (entry& o : entries_) {  // another stream's blocks of this class, behind an event
-      if (&o == &e || !o.has(c) || !order_after(e, o)) continue;
-      std::swap(e.lists[c], o.lists[c]);  // e's list of c was empty
-      move_bytes(o, e, c);
-      return reused({e.pop(c), n}, c);
+    // While the lists hold less than is handed out, A first; beyond that, the other streams' lists first, so that
+    // blocks allocated on one stream and freed on another (a producer and a consumer) do not make A grow for ever.
+    const bool parent_first = cached_ < live_bytes_;
+    if (parent_first) {
+      if (Block b = parent_allocate(c)) return handed_out({b.ptr, n}, c);
+    }
+    if (steal(e, c)) return reused({e.pop(c), n}, c);
+    if (!parent_first) {
+      if (Block b = parent_allocate(c)) return handed_out({b.ptr, n}, c);
     }
     (void)release_locked();  // may move entries: e is not used after it
-    if (Block b = parent_allocate(c)) return handed_out({b.ptr, n});
+    if (Block b = parent_allocate(c)) return handed_out({b.ptr, n}, c);
     return {};
   }
 
   bool deallocate(stream_view s, Block b) noexcept {
     if (!b) return true;
+    std::lock_guard<Lock> g(lock_);
     const std::size_t c = size_class(b.size);
     if (c == 0) return false;
-    std::lock_guard<Lock> g(lock_);
     if constexpr (has_owns<A>)
       ALLOY_ASSERT(a_.owns(Block{b.ptr, c}) != Ternary::no, "StreamOrdered::deallocate: a block its parent never gave");
     entry& e = entry_for(s);
-    e.push(c, b.ptr);
+    if (!e.push(c, b.ptr)) return false;  // no host memory for the list: the block stays handed out
     cached_ += c;
     --live_;
+    live_bytes_ -= c;
     if (Events == FreeEvents::at_each_free || e.per_thread) {
       // The stream may be gone (or, per thread, unnamable) by the time the block crosses: record now.
       if (!record(e)) e.event_stale = true;
@@ -154,15 +162,21 @@ class StreamOrdered {
   /// deallocate(default stream, b).
   bool deallocate(Block b) noexcept { return deallocate(stream_view{}, b); }
 
-  [[nodiscard]] std::size_t good_alloc_size(std::size_t n) const noexcept { return size_class(n); }
-  Ternary owns(Block b) const noexcept
+  // Every call that reaches A takes the lock, so SharedStreamOrdered's A needs no thread safety of its own.
+  [[nodiscard]] std::size_t good_alloc_size(std::size_t n) noexcept {
+    std::lock_guard<Lock> g(lock_);
+    return size_class(n);
+  }
+  Ternary owns(Block b) noexcept
     requires has_owns<A>
   {
+    std::lock_guard<Lock> g(lock_);
     return b ? a_.owns(Block{b.ptr, size_class(b.size)}) : Ternary::no;
   }
   bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept
     requires has_copy<A>
   {
+    std::lock_guard<Lock> g(lock_);
     return a_.copy(dst, src, n, s);
   }
   /// Whether no block is handed out (cached blocks do not count).
@@ -243,7 +257,7 @@ class StreamOrdered {
       auto it = lists.find(c);
       return it != lists.end() && !it->second.empty();
     }
-    void push(std::size_t c, void* p) noexcept {
+    bool push(std::size_t c, void* p) noexcept {
       try {
         std::vector<void*>* l = find(c);
         if (!l) {
@@ -253,9 +267,10 @@ class StreamOrdered {
         }
         l->push_back(p);
       } catch (...) {
-        ALLOY_ASSERT(false, "StreamOrdered: out of host memory for the free list");
+        return false;
       }
       cached += c;
+      return true;
     }
   };
 
@@ -270,13 +285,29 @@ class StreamOrdered {
     return alloy::good_alloc_size(a_, r);
   }
 
-  Block handed_out(Block b) noexcept {
+  Block handed_out(Block b, std::size_t c) noexcept {
     ++live_;
+    live_bytes_ += c;
     return b;
   }
   Block reused(Block b, std::size_t c) noexcept {
     cached_ -= c;
-    return handed_out(b);
+    return handed_out(b, c);
+  }
+  // Takes another stream's whole list of class c into e's, behind an event; false when no list can be ordered.
+  bool steal(entry& e, std::size_t c) noexcept {
+    for (entry& o : entries_) {
+      if (&o == &e || !o.has(c) || !order_after(e, o)) continue;
+      std::swap(e.lists[c], o.lists[c]);  // e's list of c was empty
+      e.last_list = nullptr;  // the maps' nodes did not move, but keep the cache simple
+      o.last_list = nullptr;
+      move_bytes(o, e, c);
+      // Blocks on an event-only list are ordered for others by e's event alone: record it again after the wait,
+      // or the next stream to take these blocks from e would wait only for e's older frees.
+      if (event_only(e) && !record(e)) e.event_stale = true;
+      return true;
+    }
+    return false;
   }
   void move_bytes(entry& from, entry& to, std::size_t c) noexcept {
     const std::size_t bytes = to.lists[c].size() * c;
@@ -284,19 +315,27 @@ class StreamOrdered {
     to.cached += bytes;
   }
 
-  static const void* key_of(stream_view s) noexcept {
+  const void* key_of(stream_view s) noexcept {
     CUstream_st* h = s.value();
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
     if (h == nullptr) h = cudaStreamPerThread;
 #endif
     if (h == cudaStreamPerThread) {
       // One list per thread for "this thread's default stream", keyed by a number no later thread gets again (the
-      // address of a thread_local is reused once its thread exits). Odd, so it never equals a stream handle.
+      // address of a thread_local is reused once its thread exits). 2 mod 4, so it never equals a stream handle
+      // (aligned) or a stream id key (odd).
       static std::atomic<std::uintptr_t> next{0};
-      thread_local const std::uintptr_t id = next.fetch_add(1, std::memory_order_relaxed) * 2 + 1;
+      thread_local const std::uintptr_t id = next.fetch_add(1, std::memory_order_relaxed) * 4 + 2;
       return reinterpret_cast<const void*>(id);  // NOLINT: a key, never dereferenced
     }
-    if (h == cudaStreamLegacy) return nullptr;
+    if (h == cudaStreamLegacy || h == nullptr) return nullptr;
+    if constexpr (Events == FreeEvents::at_each_free) {
+      // A destroyed stream's handle may come back for a new stream, which must not take the old one's blocks
+      // without waiting: key by the runtime's stream id, never reused (one more call; this mode pays per free).
+      unsigned long long id = 0;
+      if (::cudaStreamGetId(h, &id) == cudaSuccess) return reinterpret_cast<const void*>((id << 1) | 1);  // NOLINT
+      (void)::cudaGetLastError();
+    }
     return h;
   }
 
@@ -323,7 +362,8 @@ class StreamOrdered {
   // The current device, made device_ for the duration of one scope.
   struct on_device {
     int previous = -1;
-    explicit on_device(int d) noexcept {
+    explicit on_device(int d) noexcept {  // d < 0: stay on the current device
+      if (d < 0) return;
       if (::cudaGetDevice(&previous) != cudaSuccess) {
         (void)::cudaGetLastError();
         previous = -1;
@@ -342,8 +382,10 @@ class StreamOrdered {
       device_ = 0;
     }
     int n = 0;
-    if (::cudaGetDeviceCount(&n) != cudaSuccess) (void)::cudaGetLastError();
+    const cudaError_t r = ::cudaGetDeviceCount(&n);
+    if (r != cudaSuccess) (void)::cudaGetLastError();
     multi_device_ = n > 1;
+    no_device_ = r != cudaSuccess || n == 0;
   }
   // A may grow (an AllocatorList adding a slab with cudaMalloc): with several devices, on this allocator's.
   Block parent_allocate(std::size_t c) noexcept {
@@ -357,8 +399,13 @@ class StreamOrdered {
   static bool event_only(const entry& e) noexcept { return Events == FreeEvents::at_each_free || e.per_thread; }
 
   // Records e's event on e's stream now (after every free queued there so far).
+  // Null and cudaStreamPerThread name a stream of the caller's current device: no switch for them (use the pool
+  // with its device current, as PerDevice does).
+  static bool names_current_device(const entry& e) noexcept {
+    return e.stream == nullptr || e.stream == cudaStreamLegacy || e.stream == cudaStreamPerThread;
+  }
   bool record(entry& e) noexcept {
-    on_device d(device_);
+    on_device d(names_current_device(e) ? -1 : device_);
     if (!e.event && ::cudaEventCreateWithFlags(&e.event, cudaEventDisableTiming) != cudaSuccess) {
       (void)::cudaGetLastError();
       e.event = nullptr;
@@ -378,7 +425,7 @@ class StreamOrdered {
     } else if (!record(o)) {
       return false;
     }
-    on_device d(device_);
+    on_device d(names_current_device(e) ? -1 : device_);
     if (::cudaStreamWaitEvent(e.stream, o.event, 0) != cudaSuccess) {
       (void)::cudaGetLastError();
       return false;
@@ -397,7 +444,7 @@ class StreamOrdered {
                                                                          : cudaErrorInvalidResourceHandle)
                                            : ::cudaStreamSynchronize(e.stream);
         // Without a device or driver nothing was ever queued: the blocks are free already.
-        synced = r == cudaSuccess || cuda_no_device_error(static_cast<int>(r));
+        synced = r == cudaSuccess || no_device_ || cuda_no_device_error(static_cast<int>(r));
         if (r != cudaSuccess) (void)::cudaGetLastError();
       }
       if (!synced) {
@@ -413,9 +460,9 @@ class StreamOrdered {
       }
       e.cached = 0;
     }
-    // Released streams whose blocks are gone need no entry any more.
+    // Entries without blocks go (a stream's comes back at its next call): released streams, threads that ended.
     for (std::size_t i = entries_.size(); i-- > 0;) {
-      if (entries_[i].key == dead_key() && entries_[i].cached == 0) {
+      if (entries_[i].cached == 0) {
         if (entries_[i].event) (void)::cudaEventDestroy(entries_[i].event);
         entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
       }
@@ -423,13 +470,16 @@ class StreamOrdered {
     return ok;
   }
 
+  static_assert(std::is_nothrow_move_constructible_v<entry>);
   A a_;
   mutable Lock lock_;
-  std::vector<entry> entries_;
+  std::vector<entry> entries_;  // entry must move without throwing (the last_list pointers stay valid)
   std::size_t cached_ = 0;
   std::size_t live_ = 0;
+  std::size_t live_bytes_ = 0;  // size classes handed out
   int device_ = 0;
   bool multi_device_ = false;
+  bool no_device_ = false;
 };
 
 /// SharedStreamOrdered<A, Events>: StreamOrdered with a mutex around every call, for many host threads (each on

@@ -126,10 +126,13 @@ thread_local cudaError_t last_error = cudaSuccess;
 thread_local int current_device = 0;
 thread_local CUstream_st* per_thread_stream = nullptr;
 
-const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+std::size_t page_size() {  // not a namespace-scope constant: a static object's constructor may allocate first
+  static const std::size_t p = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return p;
+}
 constexpr std::size_t quarantine_limit = std::size_t{1} << 30;  // address space kept reserved for freed memory
 
-std::size_t round_page(std::size_t n) { return (n + page - 1) / page * page; }
+std::size_t round_page(std::size_t n) { return (n + page_size() - 1) / page_size() * page_size(); }
 
 void record(rule r, std::string text) {
   state& s = st();
@@ -431,7 +434,7 @@ bool check_range(const void* p, std::size_t n, const char* call, bool& device) {
 struct opened {  // device pages made accessible for the duration of one copy
   std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
   void open(const void* p, std::size_t n) {
-    const auto a = reinterpret_cast<std::uintptr_t>(p) / page * page;
+    const auto a = reinterpret_cast<std::uintptr_t>(p) / page_size() * page_size();
     const std::size_t len = round_page(reinterpret_cast<std::uintptr_t>(p) + n - a);
     ::mprotect(reinterpret_cast<void*>(a), len, PROT_READ | PROT_WRITE);
     ranges.emplace_back(a, len);
@@ -689,7 +692,8 @@ void note_deallocate(const void* p, std::size_t n, CUstream_st* h) {
   (void)check_free_after_uses(p, n, x, "note_deallocate");
   forget_annotations(p, n);
   const auto lo = reinterpret_cast<std::uintptr_t>(p);
-  st().annotations[lo] = {lo + n, x->id, x->clock[static_cast<std::size_t>(x->id)]};
+  // The free is a point of its own on x, after everything x is ordered after so far (as cudaFreeAsync's is).
+  st().annotations[lo] = {lo + n, x->id, issue(x)};
 }
 
 bool note_allocate(const void* p, std::size_t n, CUstream_st* h) {
@@ -1060,8 +1064,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h) {
   if (e.refusal != cudaSuccess) return e.refusal;
   CUstream_st* x = resolve(h, "cudaStreamSynchronize");
   if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  enter(x);
-  join(st().host, x->clock);
+  join(st().host, x->clock);  // what x has been ordered after so far; not work queued elsewhere since
   host_synchronized();
   return cudaSuccess;
 }
@@ -1070,7 +1073,6 @@ cudaError_t cudaStreamQuery(cudaStream_t h) {
   if (e.refusal != cudaSuccess) return e.refusal;
   CUstream_st* x = resolve(h, "cudaStreamQuery");
   if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  enter(x);
   join(st().host, x->clock);  // everything runs at once: the stream is always idle, and the host now knows it
   host_synchronized();
   return cudaSuccess;
@@ -1085,6 +1087,15 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned) {
   enter(x);
   if (v->recorded) join(x->clock, v->clock);
   issue(x);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetId(cudaStream_t h, unsigned long long* id) {
+  entry e("cudaStreamGetId");
+  if (e.refusal != cudaSuccess) return e.refusal;
+  CUstream_st* x = resolve(h, "cudaStreamGetId");
+  if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
+  if (id == nullptr) return fail(cudaErrorInvalidValue);
+  *id = static_cast<unsigned long long>(x->id);
   return cudaSuccess;
 }
 cudaError_t cudaStreamGetDevice(cudaStream_t h, int* device) {

@@ -313,6 +313,19 @@ TEST_CASE("StreamOrdered: blocks taken by one event-only stream cross again only
   CHECK(pool.deallocate(s3.s, b));
 }
 
+TEST_CASE("StreamOrdered over a growing list: a producer stream and a consumer stream do not grow it for ever") {
+  Stream producer, consumer;
+  alloy::StreamOrdered<SlabList> pool;
+  for (int i = 0; i < 400; ++i) {  // 400 MiB go through the pool, never more than 1 MiB in use
+    Block b = pool.allocate(producer.s, 1 << 20);
+    REQUIRE(b);
+    CHECK(pool.deallocate(consumer.s, b));  // freed on the stream that used it last
+  }
+  // Past 64 MiB cached, the producer takes the consumer's list (behind an event) before the list grows.
+  CHECK(pool.cached_bytes() <= (std::size_t{66} << 20));
+  CHECK(pool.parent().allocator_count() <= 6);  // 16 MiB slabs: 66 MiB and change, not 400
+}
+
 TEST_CASE("SharedStreamOrdered: the per-thread default stream is a stream per thread") {
   alloy::SharedStreamOrdered<Slab> pool(std::size_t{1} * 256);
   Block x;

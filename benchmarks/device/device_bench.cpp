@@ -3,14 +3,15 @@
 //       each step frees the slot's block (if any) and allocates a new one into it.
 //   D2: the same with every size 256 B.
 //   D3: a 1 MiB buffer constructed and destroyed on a stream, 10^4 times.
-// Rows: cudaMalloc, cudaMallocAsync (the default pool, release threshold at maximum), alloy's stacks (CudaAsyncMallocator,
-// BitmappedBlock<256, 256, CudaMallocator> and its Multiblock::no form, an AllocatorList of 64 MiB slabs), and RMM's
-// resources when built with RMM (ALLOY_BENCH_HAVE_RMM; tools/fetch_rmm.sh). Every row's label says whether the stack is
-// stream-ordered and thread-safe: these alloy stacks are neither, RMM's are both.
+// Rows: cudaMalloc, cudaMallocAsync (the default pool, release threshold at maximum), alloy's stacks
+// (CudaAsyncMallocator, BitmappedBlock<256, 256, CudaMallocator> and its Multiblock::no form, an AllocatorList of
+// 64 MiB slabs, and SharedStreamOrdered over that list on one and on four streams), and RMM's resources when built
+// with RMM (ALLOY_BENCH_HAVE_RMM; tools/fetch_rmm.sh). Every row's label says whether the stack is stream-ordered and
+// thread-safe: the bare alloy stacks are neither, SharedStreamOrdered and RMM's are both.
 //
-// Built twice: device_bench over the real CUDA runtime (without a GPU it says so and exits 77), and device_bench_standin
-// over the CPU stand-in for the runtime (tests/support/cuda_standin), whose timings are the stand-in's host code, not a
-// GPU's, and are labelled so; it also reports CUDA calls per pair.
+// Built twice: device_bench over the real CUDA runtime (without a GPU it says so and exits 77), and
+// device_bench_standin over the CPU stand-in for the runtime (tests/support/cuda_standin), whose timings are the
+// stand-in's host code, not a GPU's, and are labelled so; it also reports CUDA calls per pair.
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/cuda_mallocator.hpp>

@@ -30,7 +30,8 @@ namespace alloy {
 /// Thread safety: `get` and `current` are thread-safe (each stack is built once); the stacks are as thread-safe as
 /// they are (use Shared blocks across threads).
 /// Failure: `get(d)` throws `alloy::invalid_argument` for a device outside [0, device_count()), and
-/// `alloy::cuda_error` when device d cannot be made current; without a device `device_count()` is 0. An exception from the factory leaves that device's stack unmade (the next call tries again).
+/// `alloy::cuda_error` when device d cannot be made current; without a device `device_count()` is 0. An exception
+/// from the factory leaves that device's stack unmade (the next call tries again).
 /// Example (runs over the real runtime and over the CPU stand-in, which has one device):
 /// ```cpp
 /// #include <alloy/cuda_mallocator.hpp>

@@ -46,16 +46,17 @@ struct no_lock {
 ///
 /// Semantics: RMM's stream-ordered pool contract over any allocator A. `deallocate(s, b)` keeps the block on a free
 /// list of stream `s` (it does not go back to A); `allocate(s, n)` takes a block of n's size class from `s`'s list
-/// first: stream order makes that safe at once, with no CUDA call. Otherwise it asks A (while the lists hold less
-/// than is handed out; beyond that it tries the next step first) and takes the size class from another stream's
-/// list behind an event (recorded on that stream, waited for by `s`: `cudaStreamWaitEvent`), so `s`'s work runs
-/// after the free; last, it synchronizes the streams that hold cached blocks, gives every cached block back to A and
+/// first: stream order makes that safe at once, with no CUDA call. Otherwise it asks A (while the lists hold at most
+/// 64 MiB more than is handed out; beyond that it tries the next step first) and takes the size class from another
+/// stream's list behind an event (recorded on that stream, waited for by `s`: `cudaStreamWaitEvent`), so `s`'s work
+/// runs after the free; last, it synchronizes the streams that hold cached blocks, gives every cached block back to A and
 /// asks A again. A block never goes back to A while work queued before its free may still use it, so A
 /// (which knows nothing of streams) never hands such memory to anyone.
 /// Sizes: a request of n takes its size class from A (n rounded up to a quarter of its leading power of two, then
 /// A's `good_alloc_size`: at most a quarter is slack) and returns a Block of n bytes; a cached block serves every
-/// request of its class. Memory: once the lists hold as much as is handed out, a request takes another stream's
-/// list before A grows, so over a parent that grows (AllocatorList) the cached memory stays about the memory in use;
+/// request of its class. Memory: once the lists hold 64 MiB more than is handed out, a request takes another
+/// stream's list before A grows, so over a parent that grows (AllocatorList) the cached memory stays within the
+/// memory in use plus 64 MiB (and a class's worth per stream);
 /// over one that is full the cached blocks go back to it (above); `release()` gives them back on demand.
 /// Capabilities: allocate(stream, n), deallocate(stream, b) (has_stream_ordered), allocate(n) / deallocate(b) (on
 /// the default stream), good_alloc_size, owns iff A has owns, copy iff A has copy, empty (no block handed out),
@@ -123,9 +124,10 @@ class StreamOrdered {
     if (c == 0) return {};
     entry& e = entry_for(s);
     if (void* p = e.pop(c)) return reused({p, n}, c);
-    // While the lists hold less than is handed out, A first; beyond that, the other streams' lists first, so that
-    // blocks allocated on one stream and freed on another (a producer and a consumer) do not make A grow for ever.
-    const bool parent_first = cached_ < live_bytes_;
+    // A first while the lists hold at most what is handed out plus a slack (64 MiB); beyond that, the other
+    // streams' lists first, so that blocks allocated on one stream and freed on another (a producer and a consumer)
+    // do not make A grow for ever, while streams taking turns keep their own blocks without any CUDA call.
+    const bool parent_first = cached_ <= live_bytes_ + steal_slack;
     if (parent_first) {
       if (Block b = parent_allocate(c)) return handed_out({b.ptr, n}, c);
     }
@@ -222,6 +224,8 @@ class StreamOrdered {
   [[nodiscard]] const A& parent() const noexcept { return a_; }
 
  private:
+  static constexpr std::size_t steal_slack = std::size_t{64} << 20;
+
   // The key of a released stream's entry: matches no stream.
   static const void* dead_key() noexcept {
     static const char dead = 0;

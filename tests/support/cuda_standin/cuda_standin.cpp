@@ -262,9 +262,9 @@ bool check_free_after_uses(const void* p, std::size_t n, CUstream_st* x, const c
     if (u.stream == x->id || ordered(x->clock, u.stream, u.t)) return true;
     ok = false;
     record(rule::unordered_free, std::string(call) + ": memory at " + hex(reinterpret_cast<void*>(a)) +
-                                     " is freed on stream " + std::to_string(x->id) + " while its last use, on stream " +
-                                     std::to_string(u.stream) + " at its point " + std::to_string(u.t) +
-                                     ", is not ordered before the free");
+                                     " is freed on stream " + std::to_string(x->id) +
+                                     " while its last use, on stream " + std::to_string(u.stream) + " at its point " +
+                                     std::to_string(u.t) + ", is not ordered before the free");
     return false;
   });
   range_erase(st().uses, lo, lo + n);

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh
-ensure_packages cmake ninja-build g++ libboost-dev doctest-dev libbenchmark-dev
+ensure_packages cmake ninja-build g++ libboost-dev doctest-dev libbenchmark-dev pkgconf
 jobs=$(nproc 2>/dev/null || echo 2)
 presets=("$@")
 [ ${#presets[@]} -eq 0 ] && presets=(default asan tsan)

@@ -374,7 +374,7 @@ def targets(runs, cg):
         return ", ".join(res), all(a < ns(w, an) for an in anchors if ns(w, an) is not None)
 
     for st in ("BitmappedBlock<64,64,Mallocator,Multiblock::no>", "BitmappedBlock<64,64,Mallocator>"):
-        # Two floors: the one-word floor over the W1 arena (held by pointer, as docs/workloads.md describes its floor) and
+        # Two floors: the one-word floor over the W1 arena (held by pointer, as docs/workloads.md describes it) and
         # the same floor over an inline array, whose free the compiler folds back into the index it allocated.
         for floor, what in (("floor: one bitmap word over the arena", "the one-word floor over the arena"),
                             ("floor: one bitmap word", "the one-word floor over an inline array")):
@@ -471,8 +471,8 @@ METHOD = """\
 - **W1 has two floors.** Both keep one 64-bit bitmap word in the object and take its first free bit with
   std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
   pointer as any allocator over an arena holds it (11 instructions per op here; an earlier measurement of this
-  kind of floor, in [workloads.md](workloads.md), counted 14.5). "floor: one bitmap word" keeps its 64 blocks in an inline array at a fixed offset from the word, so the
-  compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
+  kind of floor, in [workloads.md](workloads.md), counted 14.5). "floor: one bitmap word" keeps its 64 blocks in
+  an inline array at a fixed offset from the word, so the compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
   a caller's memory can do that. BitmappedBlock's goal (at most 1.2x the floor's instructions) is checked against
   both.
 - **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
@@ -519,7 +519,8 @@ SUMMARY_ANCHORS = [
 PRETTY = {
     "BitmappedBlock<64,64,Mallocator,Multiblock::no>": "`BitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
     "BitmappedBlock<64,64,Mallocator>": "`BitmappedBlock<64, 64, Mallocator>`",
-    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>": "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
+    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>":
+        "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
     "Region<> over a span": "`Region<>` over a buffer",
     "AllocatorList<1 MiB BitmappedBlock<64>>": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
 }

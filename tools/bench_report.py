@@ -472,9 +472,9 @@ METHOD = """\
   std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
   pointer as any allocator over an arena holds it (11 instructions per op here; an earlier measurement of this
   kind of floor, in [workloads.md](workloads.md), counted 14.5). "floor: one bitmap word" keeps its 64 blocks in
-  an inline array at a fixed offset from the word, so the compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
-  a caller's memory can do that. BitmappedBlock's goal (at most 1.2x the floor's instructions) is checked against
-  both.
+  an inline array at a fixed offset from the word, so the compiler folds deallocate's `(p - mem) >> 6` back into
+  the index it just allocated (10 per op); no allocator over a caller's memory can do that. BitmappedBlock's goal
+  (at most 1.2x the floor's instructions) is checked against both.
 - **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
   search with nothing else: the same bitmap, the same summary byte per word (exact after an allocation and after a
   free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out

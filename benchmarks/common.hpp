@@ -1,6 +1,6 @@
 #pragma once
 /// \file benchmarks/common.hpp
-/// What every workload of ../shared/WORKLOADS.md shares: the xorshift64* generator and its fixed seed, the sink that
+/// What every workload of docs/workloads.md shares: the xorshift64* generator and its fixed seed, the sink that
 /// keeps the compiler honest, the timer, and the registration helpers (Google Benchmark, and the callgrind registry
 /// behind `alloy_bench --callgrind <workload>/<stack> <n>`).
 ///
@@ -30,7 +30,7 @@ namespace alloy_bench {
 
 using alloy::Block;
 
-/// WORKLOADS.md's generator: xorshift64*, seed 0x9E3779B97F4A7C15, reseeded at the start of every repetition.
+/// docs/workloads.md's generator: xorshift64*, seed 0x9E3779B97F4A7C15, reseeded at the start of every repetition.
 struct Xorshift64s {
   static constexpr std::uint64_t seed = 0x9E3779B97F4A7C15ull;
   std::uint64_t x = seed;

@@ -175,7 +175,7 @@ struct InlineFloorBlocks {
   unsigned char* base() noexcept { return mem; }
 };
 /// The first 64 blocks of the W1 arena, held by pointer as any allocator over an arena holds its memory: the floor
-/// as WORKLOADS.md measured it (14.5 instructions per op there). Both floors are reported.
+/// as docs/workloads.md describes it (14.5 instructions per op there). Both floors are reported.
 struct ArenaFloorBlocks {
   unsigned char* mem;
   explicit ArenaFloorBlocks(std::span<std::byte> arena) noexcept

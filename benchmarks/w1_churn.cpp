@@ -1,4 +1,4 @@
-// W1, single-block churn (../shared/WORKLOADS.md): 1 MiB arena, 64-byte blocks; allocate 64 B and deallocate it at
+// W1, single-block churn (docs/workloads.md): 1 MiB arena, 64-byte blocks; allocate 64 B and deallocate it at
 // once, 10^7 pairs. ns/op = time / (2 * 10^7).
 #include "common.hpp"
 #include "stacks.hpp"

@@ -1,4 +1,4 @@
-// W2, fill-drain (../shared/WORKLOADS.md): 256 KiB arena, 64-byte blocks (4096); allocate 4096 x 64 B until full,
+// W2, fill-drain (docs/workloads.md): 256 KiB arena, 64-byte blocks (4096); allocate 4096 x 64 B until full,
 // then deallocate all in one fixed shuffled order (Fisher-Yates with the workload generator, built before timing);
 // 1000 rounds. ns/op = time / (1000 * 2 * 4096).
 #include "common.hpp"

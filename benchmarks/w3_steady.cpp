@@ -1,4 +1,4 @@
-// W3, random steady state (../shared/WORKLOADS.md): 4 MiB arena, 64-byte blocks, multiblock; 2048 slots; 10^7 steps:
+// W3, random steady state (docs/workloads.md): 4 MiB arena, 64-byte blocks, multiblock; 2048 slots; 10^7 steps:
 // slot = next() % 2048; if empty allocate 1 + next() % 512 bytes (may fail: failures are counted), else deallocate it.
 // The generator runs inside the timed loop; every step is one op. Also run at 1, 4, 64 and 256 MiB arenas.
 #include "w3_loop.hpp"

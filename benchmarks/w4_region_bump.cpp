@@ -1,4 +1,4 @@
-// W4, region bump (../shared/WORKLOADS.md): 256 MiB region; 10^6 allocations of 16 + next() % 241 bytes, 16-byte
+// W4, region bump (docs/workloads.md): 256 MiB region; 10^6 allocations of 16 + next() % 241 bytes, 16-byte
 // aligned, then deallocate_all (one op); 20 rounds. ns/op = time / (20 * (10^6 + 1)).
 // Stacks over a caller's span share one 256 MiB arena touched before any timing (stacks.hpp, w4_arena).
 #include "common.hpp"

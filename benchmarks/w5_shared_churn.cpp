@@ -1,4 +1,4 @@
-// W5, shared churn, 2 threads (../shared/WORKLOADS.md): one thread-safe allocator over a 1 MiB arena of 64-byte
+// W5, shared churn, 2 threads (docs/workloads.md): one thread-safe allocator over a 1 MiB arena of 64-byte
 // blocks; 2 threads released together (they block on a latch, no spinning start), each loops allocate 64 B /
 // deallocate 5 x 10^6 times. ns/op = total wall time / (2 * 2 * 5 x 10^6); thread creation is outside the time.
 #include "common.hpp"

@@ -16,7 +16,7 @@ TEST_CASE("ALLOY_ASSERT: a true condition is evaluated once and does nothing") {
   static_assert(noexcept(ALLOY_ASSERT(true, "")));
 }
 
-TEST_CASE("ALLOY_ASSERT: a false condition prints the condition, message and place, then aborts") {
+TEST_CASE("ALLOY_ASSERT: a false condition prints the message and place, not the expression, then aborts") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   const pid_t pid = ::fork();
@@ -36,7 +36,8 @@ TEST_CASE("ALLOY_ASSERT: a false condition prints the condition, message and pla
   ::waitpid(pid, &status, 0);
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGABRT);
-  CHECK(err.find("alloy assertion failed: the answer is wrong (answer == 42)") != std::string::npos);
+  CHECK(err.find("alloy: precondition violated: the answer is wrong\n") != std::string::npos);
+  CHECK(err.find("answer == 42") == std::string::npos);
   CHECK(err.find("config.cpp:") != std::string::npos);
 }
 #else

@@ -21,6 +21,7 @@
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 #include "support/rng.hpp"
+#include "support/test_length.hpp"
 
 using alloy::Block;
 using alloy::choose_at_runtime;
@@ -50,15 +51,15 @@ TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
   // With the white-box invariants after every operation (support/bitmapped_block_invariants.hpp).
   SharedBitmappedBlock<32, 16, Mallocator> a(32 * 2000);
   alloy::test::DiffOptions o;
-  o.ops = 1'000'000;  // each mode (issue 3: >= 10^6 operations)
+  o.ops = alloy::test::test_length(1'000'000);  // each mode: 10^6 operations under tools/test.sh --long
   o.max_size = 1500;
   o.max_alignment = 512;
   const auto st = alloy::test::run_differential(a, o);
-  CHECK(st.allocations > 100'000);
+  CHECK(st.allocations > o.ops / 10);
   SharedBitmappedBlock<64, 16, Mallocator, Multiblock::no> b(64 * 300);
   o.max_size = 64;
   o.seed = 5;
-  CHECK(alloy::test::run_differential(b, o).allocations > 100'000);
+  CHECK(alloy::test::run_differential(b, o).allocations > o.ops / 10);
   // Multiblock, single-block requests only (with allocate_fresh): the lock-free path alone must keep the fresh
   // cursor past every block it hands out (multi-block requests would move it far ahead and hide a slip).
   SharedBitmappedBlock<32, 16, Mallocator> c(32 * 300);
@@ -69,19 +70,19 @@ TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
   CHECK(alloy::test::run_differential(c, o).allocations > 20'000);
 }
 
-// The other modes of issue 3's matrix, one thread, 10^6 operations each with the white-box invariants: a run-time
-// block size over a span, AlignedMallocator, and NoAccessAllocator (the device stand-in: a host touch of the payload
-// crashes), multiblock and Multiblock::no.
+// The other modes of issue 3's matrix, one thread, 10^6 operations each under tools/test.sh --long (a tenth
+// otherwise) with the white-box invariants: a run-time block size over a span, AlignedMallocator, and
+// NoAccessAllocator (the device stand-in: a host touch of the payload crashes), multiblock and Multiblock::no.
 TEST_CASE("SharedBitmappedBlock: randomized invariants over a span, AlignedMallocator and NoAccessAllocator") {
   alloy::test::DiffOptions o;
-  o.ops = 1'000'000;
+  o.ops = alloy::test::test_length(1'000'000);
   o.max_alignment = 1024;
   o.deallocate_all_every = 25'000;
   const auto run = [&o](auto& a, std::size_t max_size, std::uint64_t seed) {
     o.max_size = max_size;
     o.seed = seed;
     const auto st = alloy::test::run_differential(a, o);
-    CHECK(st.allocations > 100'000);
+    CHECK(st.allocations > o.ops / 10);
     CHECK(st.failures > 0);
   };
   {

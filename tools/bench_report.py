@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """The benchmark report: builds the `bench` preset, runs W1-W6 (alloy_bench, and alloy_bench_mimalloc and
-alloy_bench_phobos when built), counts instructions per op for W1 to W4 under callgrind, then writes
-benchmarks/results/<date>.json, docs/performance.md (ns/op and each stack's ratio to every anchor of the same run)
-and docs/performance.png (gnuplot).
+alloy_bench_phobos when built), counts instructions per op for W1 to W4 under callgrind, then writes the results
+JSON, the page (ns/op and each stack's ratio to every anchor of the same run) and its chart (gnuplot).
+
+By default everything goes to build/report/ (ignored by git): results/<date>.json, performance.md, performance.png,
+and the last line says where. --publish writes the committed copies instead: benchmarks/results/<date>.json,
+docs/performance.md and docs/performance.png. To regenerate the committed page from a committed run, without
+running anything:
+
+    tools/bench_report.sh --publish --from-json benchmarks/results/<date>.json
 
     tools/bench_report.sh [--reps N] [--no-build] [--no-callgrind] [--filter REGEX] [--build-dir DIR] [--jobs N]
+                          [--publish] [--from-json FILE]
 
-Only the standard library is used (python3 from Debian). See docs/performance.md for the protocol.
+Only the standard library is used (python3 from Debian). docs/workloads.md defines the workloads.
 """
 import argparse
 import datetime
@@ -221,6 +228,28 @@ def machine_info():
     return info
 
 
+def cpu_sample():
+    """(busy CPU seconds of the whole machine, CPU seconds of this process and its waited-for children, wall time):
+    two samples give how many CPUs other processes kept busy in between (the benchmark's own load excluded)."""
+    busy = None
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)  # idle + iowait
+        busy = (sum(v[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        pass
+    t = os.times()
+    return busy, t.user + t.system + t.children_user + t.children_system, time.time()
+
+
+def other_cpus(a, b):
+    """CPUs used on average by processes other than the report and its children between samples a and b."""
+    if a[0] is None or b[0] is None or b[2] <= a[2]:
+        return None
+    return max(0.0, ((b[0] - a[0]) - (b[1] - a[1])) / (b[2] - a[2]))
+
+
 def load_sample():
     """The 1-minute load average and how many compilers (other engineers' builds) are running now."""
     try:
@@ -301,6 +330,15 @@ def short(stack):
     return stack[:24]
 
 
+def kind(stack, r):
+    """alloy, anchor (another library), floor or bound (hand-written reference loops, not libraries)."""
+    if r["label"] == "alloy":
+        return "alloy"
+    if r["label"] == "bound" or stack.startswith("bound:"):
+        return "bound"
+    return "floor" if stack.startswith("floor:") else "anchor"
+
+
 def workload_rows(runs, w):
     rows = [(split(n)[1], r) for n, r in runs.items() if split(n)[0] == w]
     # anchors first, then alloy's stacks; each group in registration order (dicts keep it)
@@ -308,7 +346,9 @@ def workload_rows(runs, w):
 
 
 def targets(runs, cg):
-    """Issue 3 and 4's performance targets, checked on this run: (target, measured, verdict)."""
+    """The speed goals alloy sets itself (docs/bitmapped_block.md, docs/region.md), checked on this run:
+    (goal, measured, verdict), verdict one of met, not met, within noise (a gap too small for this workload's
+    run-to-run spread to decide), n/a."""
     out = []
 
     def ns(w, stack):
@@ -320,7 +360,7 @@ def targets(runs, cg):
         return r["instructions_per_op"] if r else None
 
     def verdict(ok):
-        return "n/a" if ok is None else ("met" if ok else "**not met**")
+        return "n/a" if ok is None else ("met" if ok else "not met")
 
     def faster(w, stack, anchors):
         a = ns(w, stack)
@@ -334,7 +374,7 @@ def targets(runs, cg):
         return ", ".join(res), all(a < ns(w, an) for an in anchors if ns(w, an) is not None)
 
     for st in ("BitmappedBlock<64,64,Mallocator,Multiblock::no>", "BitmappedBlock<64,64,Mallocator>"):
-        # Two floors: the one-word floor over the W1 arena (held by pointer, as WORKLOADS.md measured its floor) and
+        # Two floors: the one-word floor over the W1 arena (held by pointer, as docs/workloads.md describes it) and
         # the same floor over an inline array, whose free the compiler folds back into the index it allocated.
         for floor, what in (("floor: one bitmap word over the arena", "the one-word floor over the arena"),
                             ("floor: one bitmap word", "the one-word floor over an inline array")):
@@ -352,10 +392,10 @@ def targets(runs, cg):
                 m, verdict(ok)))
     sweep = [ns("W3@" + a, st) for a in W3_ARENAS]
     if all(x is not None for x in sweep):
-        out.append(("W3 arena 1 -> 256 MiB: within 1.5x", " / ".join("%.3g" % x for x in sweep) +
+        out.append(("W3 arena 1 -> 256 MiB: ns/op within 1.5x", " / ".join("%.3g" % x for x in sweep) +
                     " ns (max/min %.2fx)" % (max(sweep) / min(sweep)), verdict(max(sweep) <= 1.5 * min(sweep))))
     else:
-        out.append(("W3 arena 1 -> 256 MiB: within 1.5x", "-", "n/a"))
+        out.append(("W3 arena 1 -> 256 MiB: ns/op within 1.5x", "-", "n/a"))
     st = "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>"
     a, p, g = ns("W5", st), ns("W5", "std::pmr::synchronized_pool_resource"), ns("W5", "glibc malloc")
     out.append(("W5 %s: faster than pmr sync pool, within 1.5x of glibc" % short(st),
@@ -370,40 +410,30 @@ def targets(runs, cg):
     ia, ip, i_s = ipo("W4", st), ipo("W4", "std::pmr::monotonic_buffer_resource"), ipo("W4", "foonathan memory_stack")
     # W4's time is mostly the memory traffic of the byte written into every fresh block: gaps of a few percent are
     # within its run-to-run noise (see "How it is measured"), so the instruction counts are shown beside them.
-    near = None not in (a, p) and (abs(a / p - 1) < 0.10 or (s is not None and abs(a / s - 1) < 0.10))
     instr = "" if None in (ia, ip, i_s) else "; instructions/op %.1f vs pmr %.1f, foonathan %.1f" % (ia, ip, i_s)
+    if None in (a, p):
+        v4 = "n/a"
+    elif a < p and (s is None or a <= s):
+        v4 = "met"
+    elif a < 1.10 * p and (s is None or a < 1.10 * s):
+        v4 = "within noise"  # slower than one of them, but by less than W4's run-to-run spread
+    else:
+        v4 = "not met"
     out.append(("W4 Region<>: faster than pmr monotonic, at least as fast as foonathan memory_stack",
-                "-" if None in (a, p) else "%.2fx pmr%s%s%s" % (
-                    a / p, "" if s is None else ", %.2fx foonathan" % (a / s),
-                    " (a gap under 10%: within W4's noise)" if near else "", instr),
-                verdict(None if None in (a, p) else (a < p and (s is None or a <= s)))))
+                "-" if None in (a, p) else "%.2fx pmr%s%s" % (
+                    a / p, "" if s is None else ", %.2fx foonathan" % (a / s), instr), v4))
     return out
 
 
 W6_PROTOCOL = """\
-### W6 protocol (added to ../shared/WORKLOADS.md's set by issue 4)
-W6 runs W3's random steady state unchanged (2048 slots; 10^7 steps: `slot = next() % 2048`; if empty allocate
-`1 + next() % 512` bytes, else deallocate it; xorshift64* with the fixed seed, reseeded every repetition; every step
-is one op) through `AllocatorList<F, Mallocator>`, where the factory `F` returns a
-`BitmappedBlock<64, platform_alignment, CountingMallocator>` of `max(n, 1 MiB)` bytes: the list starts empty and
-creates 1 MiB blocks on demand (and, per AllocatorList's contract, keeps at most one empty block). Anchor: glibc
-malloc/free on the same sequence.
-- **ns/op**: the timed pass, as W3 (the list is built, empty, before the clock starts).
-- **peak held**: a second, untimed pass of the same sequence. For the list: the peak of the bytes its blocks hold from
-  the parent, counted exactly at every parent allocate/deallocate (CountingMallocator). For malloc: the growth of the
-  bytes the heap holds from the system (glibc `mallinfo2`: `arena + hblkhd`), sampled every 1024 steps, in a fresh
-  process (`alloy_bench --w6-malloc-peak`) so that no earlier benchmark's freed memory hides it. The mimalloc row
-  has ns/op only (its commit statistics do not move at this size).
-- **peak live**: the peak of the bytes the workload holds (the sum of the live requests), the same for both.
-  held / live is the overhead factor (fragmentation, block rounding, bookkeeping).
-- The list's held bytes have a granularity of one 1 MiB block (plus its bitmap), so on this small working set
-  (~0.3 MiB live) held / live mostly measures the block size; W6 is about the cost of the list's owner lookup and
-  growth, and a larger live set or smaller blocks move the ratio toward the bitmap's own overhead.
+W6 runs W3's steps through an `AllocatorList` that starts empty and adds 1 MiB `BitmappedBlock<64>`s on demand;
+peak held is what the allocator holds from the system, peak live what the workload holds
+([workloads.md](workloads.md#w6-in-detail) says how each is counted).
 """
 
 METHOD = """\
 ## How it is measured
-- Workloads W1-W5 exactly as ../shared/WORKLOADS.md writes them (op counts unchanged), W6 below. One benchmark
+- Workloads W1-W6 exactly as [workloads.md](workloads.md) defines them. One benchmark
   iteration is one whole workload run; the allocator is constructed before the clock starts and destroyed after it
   stops; **ns/op** = timed wall time / ops, where an allocate (failed or not) and a deallocate each count as one op
   (W4's deallocate_all counts as one op); the table shows the **median of {reps} repetitions**.
@@ -429,21 +459,22 @@ METHOD = """\
   about 3.0 ns/op (observed 2026-11-22: 1.67, 1.74, 1.77, 2.61, 2.97, 2.98 in separate runs of the same binary).
   SharedBitmappedBlock takes two locked instructions per allocate/deallocate pair (glibc's tcache takes none), and
   each thread starts its single-block search at a word of its own, so the two threads seldom share a cache line:
-  W5 measures the locked instructions more than contention. The "within 1.5x of glibc" verdict is this run's, and
-  glibc's fast mode (1.7) puts the threshold at about 2.5 ns/op.
+  W5 measures the locked instructions more than contention. The "within 1.5x of glibc" goal is checked on this
+  run, and glibc's fast mode (1.7) puts the threshold at about 2.5 ns/op.
 - **W4's time is mostly memory traffic**: the byte written into every fresh block of the 256 MiB region (the same
   bump loop takes about 3.3 ns/op when a round fits in cache, 9.4 at W4's size). `Region<>` and the bump-pointer
   floor run the same 32 instructions per op, yet their medians differ by up to about 15% between runs: time gaps of a
   few percent between the W4 rows are noise, and the instruction counts are the firmer comparison.
 - **The W1 floors are floors in instructions, not in time**: their loops carry a null test that BitmappedBlock's
   does not, and on this machine BitmappedBlock runs a little faster than both (the "vs floor" time columns below
-  1.00). The 1.2x targets are checked on instructions.
+  1.00). The 1.2x goals are checked on instructions.
 - **W1 has two floors.** Both keep one 64-bit bitmap word in the object and take its first free bit with
   std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
-  pointer as any allocator over an arena holds it (11 instructions per op here; WORKLOADS.md measured 14.5 for its
-  floor). "floor: one bitmap word" keeps its 64 blocks in an inline array at a fixed offset from the word, so the
-  compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated (10 per op); no allocator over
-  a caller's memory can do that. The issue's 1.2x target is checked against both.
+  pointer as any allocator over an arena holds it (11 instructions per op here; an earlier measurement of this
+  kind of floor, in [workloads.md](workloads.md), counted 14.5). "floor: one bitmap word" keeps its 64 blocks in
+  an inline array at a fixed offset from the word, so the compiler folds deallocate's `(p - mem) >> 6` back into
+  the index it just allocated (10 per op); no allocator over a caller's memory can do that. BitmappedBlock's goal
+  (at most 1.2x the floor's instructions) is checked against both.
 - **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
   search with nothing else: the same bitmap, the same summary byte per word (exact after an allocation and after a
   free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out
@@ -462,49 +493,151 @@ METHOD = """\
 """
 
 
-def write_markdown(res, path, chart_rel):
+# The 30-second summary: one row per use, the alloy stack for it, and its speed against each anchor family on the
+# workload that models that use. Anchors absent from a run show "-".
+SUMMARY = [
+    ("many objects of one small size, one thread (nodes, messages): allocate and free at once",
+     "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W1"),
+    ("the same, filled up then freed in random order", "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W2"),
+    ("objects of mixed sizes (1-512 B) in one fixed arena", "BitmappedBlock<64,64,Mallocator>", "W3"),
+    ("many objects freed all at once (per frame, per request)", "Region<> over a span", "W4"),
+    ("one pool of small objects shared by threads", "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>", "W5"),
+    ("mixed sizes in a pool that grows on demand", "AllocatorList<1 MiB BitmappedBlock<64>>", "W6"),
+]
+SUMMARY_ANCHORS = [
+    ("glibc malloc", {w: "glibc malloc" for w in WORKLOADS}),
+    ("mimalloc", {w: "mimalloc" for w in WORKLOADS}),
+    ("std::pmr", {"W1": "std::pmr::unsynchronized_pool_resource", "W2": "std::pmr::unsynchronized_pool_resource",
+                  "W3": "std::pmr::unsynchronized_pool_resource", "W4": "std::pmr::monotonic_buffer_resource",
+                  "W5": "std::pmr::synchronized_pool_resource"}),
+    ("foonathan", {"W1": "foonathan memory_pool", "W2": "foonathan memory_pool", "W4": "foonathan memory_stack"}),
+    ("D", {"W1": "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)",
+           "W2": "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)",
+           "W3": "phobos BitmappedBlock!(64,64,Mallocator)", "W4": "phobos Region!()",
+           "W5": "phobos SharedBitmappedBlock!(64,64,Mallocator,No.multiblock)"}),
+]
+PRETTY = {
+    "BitmappedBlock<64,64,Mallocator,Multiblock::no>": "`BitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
+    "BitmappedBlock<64,64,Mallocator>": "`BitmappedBlock<64, 64, Mallocator>`",
+    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>":
+        "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
+    "Region<> over a span": "`Region<>` over a buffer",
+    "AllocatorList<1 MiB BitmappedBlock<64>>": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
+}
+
+
+def speed_words(ratio):
+    """stack/anchor ns ratio in words: '4.2x faster', '1.35x slower', 'same speed' (within 5%)."""
+    if ratio is None:
+        return "-"
+    if ratio < 0.95:
+        f = 1 / ratio
+        return ("%.1fx" % f if f < 10 else "%.0fx" % f) + " faster"
+    if ratio > 1.05:
+        return ("%.2fx" % ratio if ratio < 10 else "%.0fx" % ratio) + " slower"
+    return "same speed"
+
+
+def summary_section(runs):
+    def ratio(w, stack, anchor):
+        a, b = runs.get(w + "/" + stack), runs.get(w + "/" + anchor) if anchor else None
+        return a["ns_per_op"] / b["ns_per_op"] if a and b and b["ns_per_op"] else None
+
+    L = ["## In 30 seconds", ""]
+    L.append("Which alloy stack to use for what, and its speed against each alternative in this run (time per "
+             "operation; *2.0x faster* means half the time). Each row is measured on the workload that models that "
+             "use; \"-\": no such anchor in this workload or this run.")
+    L.append("")
+    L.append("| if you need | use | workload | " + " | ".join("vs " + n for n, _ in SUMMARY_ANCHORS) + " |")
+    L.append("|---|---|---|" + "---|" * len(SUMMARY_ANCHORS))
+    slower, faster = [], []
+    for need, stack, w in SUMMARY:
+        if w + "/" + stack not in runs:
+            continue
+        cells = []
+        for name, per_w in SUMMARY_ANCHORS:
+            r = ratio(w, stack, per_w.get(w))
+            cells.append(speed_words(r))
+            if r is not None and name in ("glibc malloc", "mimalloc"):
+                (slower if r > 1.05 else faster if r < 0.95 else []).append((w, name, r))
+        L.append("| %s | %s | [%s](workloads.md#the-workloads) | %s |" % (
+            need, PRETTY.get(stack, stack), w, " | ".join(cells)))
+    L.append("")
+    if faster:
+        ws = sorted({w for w, _, _ in faster})
+        L.append("- **Faster than the general-purpose mallocs** on %s: where the sizes are fixed, or memory is "
+                 "freed all at once, a stack built for the job beats glibc malloc and mimalloc." % ", ".join(ws))
+    if slower:
+        ws = sorted({w for w, _, _ in slower})
+        L.append("- **Slower** on %s (%s): for mixed sizes a general-purpose malloc is faster. Use alloy there "
+                 "for what malloc does not give (an arena of your own, `owns`, freeing everything at once, device "
+                 "memory), not for speed." % (", ".join(ws), "; ".join(
+                     "%s %s than %s" % (w, speed_words(r), n) for w, n, r in slower)))
+    L.append("- std::pmr is the C++ standard's pool (W1-W3, W5) or monotonic (W4) resource, foonathan is "
+             "foonathan/memory's `memory_pool` (W1, W2) or `memory_stack` (W4), and D is the same workload written "
+             "in D over `std.experimental.allocator`. GPU stacks are not measured here (no GPU on this machine).")
+    L.append("")
+    return L
+
+
+def load_text(res):
+    """The load line: whether anything but the benchmark ran. The benchmark itself keeps one CPU busy (two during
+    W5), so the load average alone cannot tell; the CPU time other processes took can (recorded since it exists)."""
+    ld = res["load"]
+    comp = [x.get("compilers_running", 0) for x in ld]
+    other = res.get("other_cpus")
+    if other is not None:
+        loaded = other > 0.3 or any(comp)
+        text = ("other processes kept %.2f CPUs busy on average while the benchmarks ran (the benchmark's own "
+                "load is not counted); compilers of other builds running at the three samples: %s." %
+                (other, " / ".join(str(c) for c in comp)))
+    else:
+        loaded = any(comp)
+        text = ("1-minute load average %s at the start, after alloy_bench and at the end (the benchmark itself keeps "
+                "one CPU busy, two during W5); compilers of other builds running then: %s." % (
+                    " / ".join(str(x["loadavg_1min"]) for x in ld), " / ".join(str(c) for c in comp)))
+    if loaded:
+        return text + (" **Other work ran during this run: absolute ns/op are inflated and noisier than usual; "
+                       "compare the ratios within the run.**")
+    return text + " Nothing else was running."
+
+
+def write_markdown(res, path, chart_rel, json_rel):
     runs, cg = res["runs"], res["callgrind"]
     reps = res["repetitions"]
+    mi = res["machine"]
     L = []
     L.append("# Performance")
     L.append("")
-    L.append("Generated by `tools/bench_report.sh` on %s; do not edit by hand (the text lives in "
-             "tools/bench_report.py). Raw data: [benchmarks/results/%s](../benchmarks/results/%s)." %
-             (res["date"], os.path.basename(res["json_path"]), os.path.basename(res["json_path"])))
+    L.append("How fast alloy's stacks run against what you would otherwise use: glibc malloc, mimalloc, the C++ "
+             "standard's `std::pmr` resources, foonathan/memory and D's `std.experimental.allocator` (the design "
+             "alloy follows), on the six workloads of [workloads.md](workloads.md). Every figure on this page comes "
+             "from one run (%s, %s CPUs); the page is generated by `tools/bench_report.py` from "
+             "[its results](%s) and is not edited by hand." % (res["date"], mi.get("cpus"), json_rel))
     L.append("")
-    L.append("**Command:** `%s` (%s; median of %d repetitions), at commit %s." % (
-        res["command"], res["build"], reps, res["git"]["commit"]))
-    mi = res["machine"]
+    L.extend(summary_section(runs))
+    L.append("![ns/op per workload](%s)" % chart_rel)
+    L.append("")
+    L.append("## This run")
+    L.append("")
+    L.append("**Command:** `%s` (%s; median of %d repetitions), at commit %s. Raw data: [%s](%s)." % (
+        res["command"], res["build"], reps, res["git"]["commit"], os.path.basename(json_rel), json_rel) +
+        ("" if not res.get("regenerated_with") else " This page was regenerated from those results with `%s`."
+         % res["regenerated_with"]))
     L.append("")
     L.append("**Machine:** %s, %s CPUs, %s, %s. Compiler: %s." % (mi.get("cpu", "?"), mi.get("cpus"),
              mi.get("memory", "?"), mi.get("system"), res["context"].get("alloy.compiler", "?")))
-    ld = res["load"]
-    # The benchmark itself keeps one CPU busy (two in W5): more than that, or another compiler running, is load.
-    loaded = any((s.get("loadavg_1min") or 0) > (mi.get("cpus") or 2) - 0.5 or s.get("compilers_running", 0) > 0
-                 for s in ld)
     L.append("")
-    L.append("**Load:** 1-minute load average %s (start, after alloy_bench, end; the benchmark itself accounts for "
-             "about 1); other compilers running: %s. %s" % (
-        " / ".join(str(x["loadavg_1min"]) for x in ld), " / ".join(str(x["compilers_running"]) for x in ld),
-        "**The machine was loaded (other engineers compiling): absolute ns/op are inflated and noisy; the ratios "
-        "of one run are what to read, and a quiet rerun is due.**" if loaded else "The machine was quiet."))
+    L.append("**Load:** " + load_text(res))
     notes = res["notes"]
     if notes:
         L.append("")
         L.append("**Notes on this run:** " + "; ".join(notes) + ".")
     L.append("")
-    L.append("Ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is faster than that anchor. "
-             "ns/op is the median; ±x% is the coefficient of variation across the repetitions.")
-    L.append("")
-    L.append("![ns/op per workload](%s)" % chart_rel)
-    L.append("")
-
-    L.append("## Targets (issues 3 and 4), checked on this run")
-    L.append("")
-    L.append("| target | measured | verdict |")
-    L.append("|---|---|---|")
-    for t, m, v in targets(runs, cg):
-        L.append("| %s | %s | %s |" % (t, m, v))
+    L.append("In the tables below, ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is "
+             "faster than that anchor. ns/op is the median; ±x% is the coefficient of variation across the "
+             "repetitions. Kind *anchor* is another library, *floor* and *bound* are hand-written reference loops "
+             "(not libraries; [workloads.md](workloads.md#reference-loops-floors-and-bounds)), *alloy* is alloy.")
     L.append("")
 
     for w in WORKLOADS:
@@ -525,10 +658,11 @@ def write_markdown(res, path, chart_rel):
             L.append("|---|---|--:|" + "--:|" * len(anchors) + "--:|")
         for s, r in rows:
             ratios = [fmt_ratio(r["ns_per_op"] / runs[w + "/" + a]["ns_per_op"]) for a in anchors]
-            kind = r["label"] if r["source"] == "alloy_bench" else "%s (%s)" % (r["label"], r["source"])
+            k = kind(s, r)
+            k = k if r["source"] == "alloy_bench" else "%s (%s)" % (k, r["source"])
             name = "**%s**" % s if r["label"] == "alloy" else s
             cv = r.get("cv")
-            cells = [name, kind, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))] + ratios
+            cells = [name, k, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))] + ratios
             if w == "W6":
                 held, live = r.get("peak_held_bytes"), r.get("peak_live_bytes")
                 cells += [fmt_bytes(held), fmt_bytes(live), fmt_ratio(held / live) if held and live else "-"]
@@ -543,8 +677,8 @@ def write_markdown(res, path, chart_rel):
         if w == "W3":
             sweep_stacks = sorted({split(n)[1] for n in runs if n.startswith("W3@")})
             if sweep_stacks:
-                L.append("W3 at 1, 4, 64 and 256 MiB arenas (issue 3: ns/op within 1.5x from the smallest to the "
-                         "largest):")
+                L.append("W3 at 1, 4, 64 and 256 MiB arenas (the goal: ns/op within 1.5x from the smallest to "
+                         "the largest):")
                 L.append("")
                 L.append("| stack | " + " | ".join(W3_ARENAS) + " | max / min | failures at 1 MiB |")
                 L.append("|---|" + "--:|" * len(W3_ARENAS) + "--:|--:|")
@@ -584,12 +718,25 @@ def write_markdown(res, path, chart_rel):
         L.append("")
         L.append(res["replay_markdown"])
         L.append("")
+    L.append("## Goals checked on this run")
+    L.append("")
+    L.append("alloy's own speed goals for its blocks (their pages say why each was set; BB = BitmappedBlock, "
+             "single / multi = Multiblock::no / yes). *within noise*: the gap is smaller than the workload's "
+             "run-to-run spread, so this run cannot decide.")
+    L.append("")
+    L.append("| goal | measured | verdict |")
+    L.append("|---|---|---|")
+    for t, m, v in targets(runs, cg):
+        L.append("| %s | %s | %s |" % (t, m, v))
+    L.append("")
     L.append(METHOD.format(reps=reps, n1=CALLGRIND_N["W1"][0], n2=CALLGRIND_N["W1"][1]))
     L.append("## Reproduce")
     L.append("")
     L.append("```sh")
-    L.append("%s                   # the whole report (builds preset bench, runs everything, ~a few minutes)" %
-             res["command"])
+    L.append("tools/bench_report.sh             # the whole report into build/report/ (builds preset bench, runs "
+             "everything: about 3 minutes on 2 quiet CPUs)")
+    L.append("tools/bench_report.sh --publish --from-json benchmarks/results/<date>.json   # this page, from a "
+             "committed run")
     L.append("cmake --preset bench && cmake --build --preset bench --target alloy_bench")
     L.append("build/bench/benchmarks/alloy_bench --benchmark_filter='^W1/'   # one workload, 5 repetitions")
     L.append("valgrind --tool=callgrind build/bench/benchmarks/alloy_bench --callgrind 'W1/glibc malloc' 500000")
@@ -597,37 +744,90 @@ def write_markdown(res, path, chart_rel):
     L.append("")
     L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp and its name in the Mp11 list of each workload "
              "(see the comment at the top of that file).")
+    text = "\n".join(L) + "\n"
+    # The text links docs/ pages by their names (docs/performance.md's place); a report written elsewhere
+    # (build/report/) gets the links re-rooted so that they still resolve.
+    docs_rel = os.path.relpath(os.path.join(ROOT, "docs"), os.path.dirname(os.path.abspath(path)))
+    if docs_rel != ".":
+        text = re.sub(r"\]\(([a-z_]+\.md)", lambda m: "](%s/%s" % (docs_rel, m.group(1)), text)
     with open(path, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write(text)
+
+
+PANEL = {  # each panel's workload parameters (docs/workloads.md)
+    "W1": ("W1 single-block churn", "1 MiB arena, 64 B blocks; 10^7 allocate + free pairs"),
+    "W2": ("W2 fill-drain", "256 KiB arena: 4096 x 64 B, freed in shuffled order; 1000 rounds"),
+    "W3": ("W3 random steady state", "4 MiB arena, 64 B blocks; 2048 slots of 1-512 B; 10^7 random steps"),
+    "W4": ("W4 region bump", "256 MiB region; 10^6 x 16-256 B, then free all at once; 20 rounds"),
+    "W5": ("W5 shared churn, 2 threads", "1 MiB arena, 64 B blocks; 2 threads x 5x10^6 allocate + free pairs"),
+    "W6": ("W6 W3 through a growing list", "W3's steps; AllocatorList adding 1 MiB BitmappedBlock<64>s on demand"),
+}
+CHART_STYLE = {  # kind -> (colour, fill style, legend)
+    "alloy": ("#3366CC", "solid 0.85 border rgb '#1F3F7F'", "alloy stack"),
+    "anchor": ("#9A9A9A", "solid 0.85 border rgb '#555555'", "other library (glibc, mimalloc, std::pmr, foonathan, D)"),
+    "ref": ("#E08A2E", "pattern 4 border rgb '#B05F10'",
+            "hand-written reference loop (floor / bound): not a library, the least work the workload needs"),
+}
+ABBREVIATIONS = (
+    "BB = BitmappedBlock, SharedBB = SharedBitmappedBlock; single / multi = Multiblock::no / yes (one block per "
+    "request / runs of blocks). pmr = std::pmr (unsync / sync pool, monotonic). foonathan = foonathan/memory.",
+    "D = the same workload in the D language over std.experimental.allocator (Phobos), the design alloy follows.",
+    "floor (1 word) = one bitmap word with its blocks inline; floor (1 word, arena) = the same over the W1 arena; "
+    "floor (bump) = a bump pointer; floor (summary) = BitmappedBlock search alone.",
+    "bound (upkeep) / bound (bitmap) = the W3 floor with every first fit given in advance, keeping bitmap and summary "
+    "/ the bitmap only. The workloads: docs/workloads.md",
+)
 
 
 def write_chart(res, png):
     if not shutil.which("gnuplot"):
         return "gnuplot not found: no chart"
     runs = res["runs"]
+
+    def q(t):
+        return t.replace("'", "")
+
     with tempfile.TemporaryDirectory() as tmp:
-        script = ["set terminal pngcairo size 1500,950 font 'Sans,9'" if has_pngcairo() else
-                  "set terminal png size 1500,950",
+        script = ["set terminal pngcairo size 1600,1150 font 'Sans,9'" if has_pngcairo() else
+                  "set terminal png size 1600,1150",
                   "set output '%s'" % png,
-                  "set multiplot layout 2,3 title 'alloy vs anchors: ns/op, median of %d repetitions (%s, lower is "
-                  "better; blue = alloy, grey = anchors)'" % (res["repetitions"], res["date"]),
-                  "set style fill solid 0.8 border -1", "set boxwidth 0.7", "set grid ytics",
+                  "set multiplot layout 2,3 title 'alloy against other allocators: ns per operation, median of %d "
+                  "repetitions, one run (%s); lower is better' font ',12' margins 0.05,0.97,0.27,0.93 "
+                  "spacing 0.06,0.19" % (res["repetitions"], res["date"]),
+                  "set boxwidth 0.7", "set grid ytics",
                   "set xtics rotate by -40 nomirror", "set ylabel 'ns/op (log scale)'", "unset key",
-                  "set logscale y", "set yrange [0.5:*]",
-                  "set bmargin 7"]
+                  "set logscale y", "set yrange [0.5:*]"]
+        # The legend and the abbreviations, in the band under the panels (screen coordinates: drawn with every
+        # panel, always at the same place).
+        for k, (key, (color, fill, text)) in enumerate(CHART_STYLE.items()):
+            y = 0.15 - 0.02 * k
+            script.append("set object %d rect from screen 0.05,%g to screen 0.065,%g fc rgb '%s' fs %s front" % (
+                k + 1, y - 0.007, y + 0.007, color, fill))
+            script.append("set label %d '%s' at screen 0.07,%g left front" % (k + 1, q(text), y))
+        for k, line in enumerate(ABBREVIATIONS):
+            script.append("set label %d '%s' at screen 0.05,%g left front font ',9'" % (10 + k, q(line),
+                                                                                         0.066 - 0.018 * k))
         for w in WORKLOADS:
             rows = workload_rows(runs, w)
-            dat = os.path.join(tmp, w + ".dat")
-            with open(dat, "w") as f:
-                for i, (s, r) in enumerate(rows):
-                    color = 0x3366CC if r["label"] == "alloy" else 0x999999
-                    f.write('%d "%s" %g %d\n' % (i, short(s), r["ns_per_op"], color))
             if not rows:
                 continue
-            script.append("set title '%s'" % ("W6 W3 through an AllocatorList" if w == "W6" else TITLES[w].split(" (")[0]))
+            files = {}
+            for i, (s, r) in enumerate(rows):
+                k = kind(s, r)
+                cat = "alloy" if k == "alloy" else ("ref" if k in ("floor", "bound") else "anchor")
+                files.setdefault(cat, []).append('%d "%s" %g' % (i, short(s), r["ns_per_op"]))
+            title, params = PANEL[w]
+            script.append("set title \"%s\\n{/*0.85 %s}\" enhanced" % (title, params.replace("^", "\\^")))
             script.append("set xrange [-0.6:%g]" % (len(rows) - 0.4))
-            script.append("plot '%s' using 1:3:4:xtic(2) with boxes lc rgb variable, "
-                          "'' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.7" % dat)
+            parts = []
+            for cat, lines in files.items():
+                dat = os.path.join(tmp, "%s_%s.dat" % (w, cat))
+                with open(dat, "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                color, fill, _ = CHART_STYLE[cat]
+                parts.append("'%s' using 1:3:xtic(2) with boxes fc rgb '%s' fs %s notitle" % (dat, color, fill))
+                parts.append("'%s' using 1:3:(sprintf('%%.3g', $3)) with labels offset 0,0.7 notitle" % dat)
+            script.append("plot " + ", ".join(parts))
         script.append("unset multiplot")
         sp = os.path.join(tmp, "chart.gp")
         with open(sp, "w") as f:
@@ -661,7 +861,7 @@ def print_summary(res):
         log("instructions per op (callgrind)")
         for n, v in res["callgrind"].items():
             log("  %-70s %9.1f" % (n, v["instructions_per_op"]))
-    log("targets (issues 3 and 4) on this run")
+    log("alloy's speed goals, checked on this run")
     for t, m, v in targets(runs, res["callgrind"]):
         log("  %-11s %s: %s" % (v.replace("*", ""), t, m))
 
@@ -674,19 +874,35 @@ def main():
     ap.add_argument("--filter", default="", help="regex on benchmark names (development runs; the record runs all)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 2))
-    ap.add_argument("--out-md", default=os.path.join(ROOT, "docs", "performance.md"))
-    ap.add_argument("--out-png", default=os.path.join(ROOT, "docs", "performance.png"))
-    ap.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
+    ap.add_argument("--publish", action="store_true",
+                    help="write the committed copies (docs/performance.md, docs/performance.png, "
+                         "benchmarks/results/<date>.json) instead of build/report/")
+    ap.add_argument("--out-md", help="the page (default build/report/performance.md; --publish: docs/performance.md)")
+    ap.add_argument("--out-png", help="the chart (default beside the page, performance.png)")
+    ap.add_argument("--results-dir", help="where <date>.json goes (default build/report/results; --publish: "
+                                          "benchmarks/results)")
     ap.add_argument("--from-json", metavar="FILE", help="regenerate the page and chart from a results file, run nothing")
     args = ap.parse_args()
+    report_dir = os.path.join(ROOT, "docs") if args.publish else os.path.join(ROOT, "build", "report")
+    args.out_md = args.out_md or os.path.join(report_dir, "performance.md")
+    args.out_png = args.out_png or os.path.join(os.path.dirname(args.out_md), "performance.png")
+    args.results_dir = args.results_dir or (os.path.join(ROOT, "benchmarks", "results") if args.publish else
+                                            os.path.join(ROOT, "build", "report", "results"))
+    os.makedirs(os.path.dirname(os.path.abspath(args.out_md)), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out_png)), exist_ok=True)
+    md_dir = os.path.dirname(os.path.abspath(args.out_md))
     if args.from_json:
         with open(args.from_json) as f:
             res = json.load(f)
+        res["regenerated_with"] = "tools/bench_report.sh" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
         note = write_chart(res, args.out_png)
         if note:
             res["notes"].append(note)
-        write_markdown(res, args.out_md, os.path.relpath(args.out_png, os.path.dirname(args.out_md)))
+        write_markdown(res, args.out_md, os.path.relpath(args.out_png, md_dir),
+                       os.path.relpath(os.path.abspath(args.from_json), md_dir))
         print_summary(res)
+        log("=== bench_report: wrote %s and %s from %s ===" % (os.path.relpath(args.out_md, ROOT),
+            os.path.relpath(args.out_png, ROOT), args.from_json))
         return
     command = "tools/bench_report.sh" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
     t_start = time.time()
@@ -700,6 +916,7 @@ def main():
         raise SystemExit("bench_report: %s not built" % exe)
 
     loads = [load_sample()]
+    cpu0 = cpu_sample()
     notes = []
     git = git_state()
     if git["dirty_headers"]:
@@ -757,13 +974,15 @@ def main():
             cg_exes.append((d_exe, True))
         cg = run_callgrind(cg_exes, args.filter)
     loads.append(load_sample())
+    others = other_cpus(cpu0, cpu_sample())
 
     date = datetime.datetime.utcnow().strftime("%Y-%m-%d")
     os.makedirs(args.results_dir, exist_ok=True)
     json_path = os.path.join(args.results_dir, date + ".json")
     res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
-           "machine": machine_info(), "load": loads, "context": context, "notes": notes, "runs": runs,
+           "machine": machine_info(), "load": loads, "other_cpus": None if others is None else round(others, 3),
+           "context": context, "notes": notes, "runs": runs,
            "callgrind": cg, "replay_markdown": replay_md, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
     with open(json_path, "w") as f:
         json.dump(res, f, indent=1)
@@ -771,10 +990,14 @@ def main():
     chart_note = write_chart(res, args.out_png)
     if chart_note:
         notes.append(chart_note)
-    write_markdown(res, args.out_md, os.path.relpath(args.out_png, os.path.dirname(args.out_md)))
+    write_markdown(res, args.out_md, os.path.relpath(args.out_png, md_dir), os.path.relpath(json_path, md_dir))
     print_summary(res)
     log("=== bench_report: wrote %s, %s, %s (%.0f s) ===" % (os.path.relpath(json_path, ROOT),
         os.path.relpath(args.out_md, ROOT), os.path.relpath(args.out_png, ROOT), time.time() - t_start))
+    if not args.publish:
+        log("The report is in %s/, which git ignores. To make this run the committed page: cp %s "
+            "benchmarks/results/ && tools/bench_report.sh --publish --from-json benchmarks/results/%s" % (
+                os.path.relpath(md_dir, ROOT), os.path.relpath(json_path, ROOT), os.path.basename(json_path)))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The benchmark report (issue 7): builds the `bench` preset, runs W1-W6 against the anchors (with mimalloc and D's
-# Phobos when installed), counts instructions per op under callgrind, and writes benchmarks/results/<date>.json,
-# docs/performance.md and docs/performance.png. Options: tools/bench_report.py --help.
+# The benchmark report: builds the `bench` preset, runs W1-W6 against the anchors (with mimalloc and D's Phobos when
+# installed), counts instructions per op under callgrind, and writes results/<date>.json, performance.md and
+# performance.png into build/report/ (ignored by git). --publish writes the committed copies instead
+# (benchmarks/results/, docs/); --publish --from-json FILE regenerates the committed page from a committed run
+# without running anything. Options: tools/bench_report.py --help.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=python3

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build and run the examples, then run the benchmark comparison (W1-W6 against the anchors), print
-# the table and write docs/performance.md, benchmarks/results/<date>.json and docs/performance.png.
+# the table and write the report (performance.md, performance.png, results/<date>.json) into build/report/, which
+# git ignores: a checkout stays clean. The last line says where; docs/performance.md changes only through
+# tools/bench_report.sh --publish (see that script).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh

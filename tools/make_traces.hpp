@@ -22,7 +22,7 @@
 
 namespace alloy::traces {
 
-/// xorshift64* (WORKLOADS.md), seed 0x9E3779B97F4A7C15: the tests' generator (the traces were made with it).
+/// xorshift64* (docs/workloads.md), seed 0x9E3779B97F4A7C15: the tests' generator (the traces were made with it).
 using Rng = alloy::test::Rng;
 
 /// A second thread that runs one task at a time while the caller waits: its calls land in the trace with their own

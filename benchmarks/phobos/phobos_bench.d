@@ -1,4 +1,4 @@
-// alloy_bench_phobos: W1-W5 of ../shared/WORKLOADS.md over D's std.experimental.allocator (the design alloy follows),
+// alloy_bench_phobos: W1-W5 of docs/workloads.md over D's std.experimental.allocator (the design alloy follows),
 // written the same way as benchmarks/w*.cpp: the same generator and seed reseeded every repetition, a byte written
 // into every block, the address folded into a sink, the allocator built before the clock starts, ns/op = time / ops.
 //   alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING]

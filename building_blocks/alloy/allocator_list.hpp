@@ -64,8 +64,12 @@ using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const 
 /// CHECK(list.empty() == alloy::Ternary::yes);
 /// CHECK(list.allocator_count() == 1);  // one empty allocator is kept
 /// ```
-template <class Factory, allocator BookkeepingAllocator = Mallocator>
+template <class Factory, class BookkeepingAllocator = Mallocator>
 class AllocatorList {
+  static_assert(allocator<BookkeepingAllocator>,
+                "AllocatorList: BookkeepingAllocator must be an alloy allocator (a type with `static constexpr "
+                "std::size_t alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator, the "
+                "default; NullAllocator keeps the bookkeeping inside the managed allocators)");
   static_assert(std::is_class_v<Factory> && std::is_invocable_v<const Factory&, std::size_t>,
                 "AllocatorList: Factory must be a class type with `operator()(std::size_t n) const` returning an "
                 "allocator (a captureless lambda's type works)");
@@ -461,7 +465,8 @@ class AllocatorList {
     if (!grown_capacity(capacity_, cap, bytes)) return false;
     const Block nb = bk_.allocate(bytes);
     if (!nb) return false;
-    ALLOY_ASSERT(is_aligned(nb.ptr, alignof(Node)), "AllocatorList: misaligned bookkeeping memory");
+    ALLOY_ASSERT(is_aligned(nb.ptr, alignof(Node)),
+                 "AllocatorList: the allocator that holds the nodes returned memory not aligned to alignof(Node)");
     const Block old = array_block();
     move_nodes_to(static_cast<Node*>(nb.ptr), cap);
     nodes_ = static_cast<Node*>(nb.ptr);
@@ -592,8 +597,12 @@ class AllocatorList {
 /// CHECK(failed == 0);
 /// CHECK(list.allocator_count() == 6);  // 200 blocks of 112 bytes, 36 to a 4 KiB region
 /// ```
-template <class Factory, allocator BookkeepingAllocator = Mallocator>
+template <class Factory, class BookkeepingAllocator = Mallocator>
 class SharedAllocatorList {
+  static_assert(allocator<BookkeepingAllocator>,
+                "SharedAllocatorList: BookkeepingAllocator must be an alloy allocator (a type with `static constexpr "
+                "std::size_t alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator, the "
+                "default; NullAllocator keeps the bookkeeping inside the managed allocators)");
   using List = AllocatorList<Factory, BookkeepingAllocator>;
 
  public:

@@ -121,8 +121,11 @@ class TraceSink {
 ///                    "r,1,300,16,0\n"
 ///                    "d,1,300,16,0\n");
 /// ```
-template <allocator Parent>
+template <class Parent>
 class RecordingAllocator {
+  static_assert(allocator<Parent>,
+                "RecordingAllocator: Parent must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator)");
  public:
   static constexpr std::size_t alignment = Parent::alignment;
   static constexpr MemorySpace memory_space = memory_space_of<Parent>();

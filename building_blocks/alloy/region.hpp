@@ -97,8 +97,12 @@ struct RegionNotOwned {};
 /// alloy::Region<alloy::Mallocator> owned(1000);       // 1008 bytes from malloc, freed by the destructor
 /// CHECK(owned.available() == 1008);
 /// ```
-template <allocator Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
+template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
 class Region {
+  static_assert(allocator<Parent>,
+                "Region: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` and "
+                "`Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator; NullAllocator, the default, for a "
+                "caller's span)");
   static_assert(is_power_of_two(MinAlign), "Region: MinAlign must be a power of two");
   static constexpr bool can_own = !std::is_same_v<Parent, NullAllocator>;
 
@@ -331,8 +335,12 @@ class Region {
 /// CHECK(b);
 /// CHECK((a.end_address() == alloy::address_of(b.ptr) || b.end_address() == alloy::address_of(a.ptr)));
 /// ```
-template <allocator Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
+template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
 class SharedRegion {
+  static_assert(allocator<Parent>,
+                "SharedRegion: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator; NullAllocator, the default, for a "
+                "caller's span)");
   static_assert(is_power_of_two(MinAlign), "SharedRegion: MinAlign must be a power of two");
   static constexpr bool can_own = !std::is_same_v<Parent, NullAllocator>;
 

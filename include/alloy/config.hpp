@@ -2,10 +2,13 @@
 /// \file alloy/config.hpp
 /// ALLOY_ASSERT: checks a precondition (a foreign block, a double free) in debug builds.
 ///
-/// Enabled unless NDEBUG is defined; force it either way with -DALLOY_ENABLE_ASSERTS=0/1. A failed check prints the
-/// condition and its location to stderr and aborts: primitives are noexcept, so there is nothing to throw.
+/// Enabled unless NDEBUG is defined; force it either way with -DALLOY_ENABLE_ASSERTS=0/1. A failed check prints its
+/// message (what the caller did wrong, in words: "Region::deallocate: the block did not come from this region") and
+/// its location to stderr and aborts: primitives are noexcept, so there is nothing to throw. A message that starts
+/// with "internal:" is a broken invariant of alloy itself, and the output says to report it.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #ifndef ALLOY_ENABLE_ASSERTS
 #ifdef NDEBUG
@@ -16,8 +19,13 @@
 #endif
 
 namespace alloy::detail {
-[[noreturn]] inline void assert_failed(const char* cond, const char* msg, const char* file, int line) noexcept {
-  std::fprintf(stderr, "%s:%d: alloy assertion failed: %s (%s)\n", file, line, msg, cond);
+// `cond` is kept for a debugger's sake (it is the failed expression's text) but not printed: the message says what
+// was violated, and an expression such as `ok` or `mine` tells a user nothing.
+[[noreturn]] inline void assert_failed([[maybe_unused]] const char* cond, const char* msg, const char* file,
+                                       int line) noexcept {
+  const bool internal = msg[0] == 'i' && std::strncmp(msg, "internal:", 9) == 0;
+  std::fprintf(stderr, "%s:%d: alloy: %s%s\n", file, line,
+               internal ? "bug in alloy (please report it): " : "precondition violated: ", msg);
   std::fflush(stderr);
   std::abort();
 }

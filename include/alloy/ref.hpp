@@ -24,14 +24,19 @@ namespace alloy {
 /// CHECK(r.deallocate(b));
 /// static_assert(!alloy::has_owns<alloy::Ref<alloy::Mallocator>>);
 /// ```
-template <allocator A>
+template <class A>
 class Ref {
+  static_assert(allocator<A>,
+                "Ref<A>: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` and `Block "
+                "allocate(std::size_t) noexcept`, e.g. alloy::Mallocator)");
  public:
   static constexpr std::size_t alignment = A::alignment;
   static constexpr MemorySpace memory_space = memory_space_of<A>();
 
   constexpr Ref(A& a) noexcept : a_(&a) {}  // NOLINT: implicit, so a Ref parameter accepts an A
-  constexpr explicit Ref(A* a) noexcept : a_(a) { ALLOY_ASSERT(a != nullptr, "Ref: null allocator"); }
+  constexpr explicit Ref(A* a) noexcept : a_(a) {
+    ALLOY_ASSERT(a != nullptr, "Ref(A*): the pointer is null; a Ref must refer to an allocator");
+  }
 
   [[nodiscard]] A& get() const noexcept { return *a_; }
   friend constexpr bool operator==(Ref, Ref) = default;

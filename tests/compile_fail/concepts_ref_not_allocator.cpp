@@ -1,5 +1,5 @@
 // Ref<A> of a type that is not an allocator (its allocate is not noexcept).
-// expect: (constraint failure|constraints not satisfied).*(Ref|allocator)
+// expect: Ref<A>: A must be an alloy allocator
 #include <alloy/block.hpp>
 #include <alloy/ref.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// xorshift64*: the generator of ../shared/WORKLOADS.md, used by the randomized tests too (fixed seeds: failures replay).
+// xorshift64*: the generator of docs/workloads.md, used by the randomized tests too (fixed seeds: failures replay).
 #include <cstdint>
 
 namespace alloy::test {

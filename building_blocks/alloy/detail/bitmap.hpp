@@ -34,7 +34,7 @@ constexpr std::uint64_t mask(unsigned lo, unsigned n) noexcept {
 
 /// The k low bits set, 1 <= k <= 64 (one shift, no compare: two shifts of a 64-bit mask).
 constexpr std::uint64_t low_mask(unsigned k) noexcept {
-  ALLOY_ASSERT(k >= 1 && k <= 64, "bitmap::low_mask: k must be 1 to 64");
+  ALLOY_ASSERT(k >= 1 && k <= 64, "internal: bitmap::low_mask: k must be 1 to 64");
   return all_ones >> (64 - k);
 }
 
@@ -53,7 +53,7 @@ constexpr unsigned find_run(std::uint64_t x, unsigned k) noexcept {
 /// find_run for 2 <= k <= 8 without a loop or a branch: runs of 2 and of 4, then one shift-and that joins two
 /// overlapping runs (of 2 for k <= 3, of 4 for k >= 4) k - 2 or k - 4 apart.
 constexpr unsigned find_run_upto8(std::uint64_t x, unsigned k) noexcept {
-  ALLOY_ASSERT(k >= 2 && k <= 8, "bitmap::find_run_upto8: k must be 2 to 8");
+  ALLOY_ASSERT(k >= 2 && k <= 8, "internal: bitmap::find_run_upto8: k must be 2 to 8");
   const std::uint64_t x2 = x & (x >> 1);    // bit j: j .. j + 1 set
   const std::uint64_t x4 = x2 & (x2 >> 2);  // bit j: j .. j + 3 set
   // The choice between x2 and x4 is a mask, not ?: (GCC made that a branch, which a random k mispredicts: W3 lost
@@ -109,7 +109,7 @@ constexpr unsigned longest_run(std::uint64_t x) noexcept {
 /// i + 1's free head, capped at 64.
 [[gnu::always_inline]] inline unsigned summary_byte(std::uint64_t w, const std::uint64_t* bits, std::size_t i,
                                                     std::size_t n) noexcept {
-  ALLOY_ASSERT(bits[i] == w, "bitmap::summary_byte: w must be word i");
+  ALLOY_ASSERT(bits[i] == w, "internal: bitmap::summary_byte: w must be word i");
   unsigned v = longest_run_bound8(~w);
   if (const unsigned t = static_cast<unsigned>(std::countl_zero(w)); t && i + 1 < n) {
     const unsigned c = t + static_cast<unsigned>(std::countr_zero(bits[i + 1]));
@@ -123,7 +123,7 @@ constexpr unsigned longest_run(std::uint64_t x) noexcept {
 /// every byte must be at most 64 (a signed byte compare is then exact). The 8-byte step assumes little-endian loads.
 [[gnu::always_inline]] inline std::size_t first_at_least(const unsigned char* sum, std::size_t i, std::size_t n,
                                                          unsigned k) noexcept {
-  ALLOY_ASSERT(i <= n && k >= 1 && k <= 64, "bitmap::first_at_least: needs i <= n and 1 <= k <= 64");
+  ALLOY_ASSERT(i <= n && k >= 1 && k <= 64, "internal: bitmap::first_at_least: needs i <= n and 1 <= k <= 64");
 #if ALLOY_BITMAP_SSE2
   // 64 bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch is
   // mispredicted less often.

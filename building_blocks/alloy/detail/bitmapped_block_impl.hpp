@@ -65,7 +65,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static_assert(BlockSize == choose_at_runtime || BlockSize % Alignment == 0,
                 "BitmappedBlock: BlockSize must be a multiple of Alignment, so that every block is aligned; "
                 "raise BlockSize or lower Alignment");
-  static_assert(allocator<Parent>, "BitmappedBlock: Parent must be an alloy::allocator (NullAllocator for a span)");
+  static_assert(allocator<Parent>,
+                "BitmappedBlock: Parent must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator; NullAllocator, the "
+                "default, for a caller's span)");
   static_assert(!host_accessible<Parent> || Parent::alignment >= alignof(std::uint64_t),
                 "BitmappedBlock: the bitmap is stored at the start of the parent's memory, so the parent's alignment "
                 "must be at least 8");
@@ -498,7 +501,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!((word_now(blk / 64) >> (blk % 64)) & 1u)) return Ternary::no;
     const std::uint64_t* st = starts();
     const std::size_t s = bitmap::find_set_backward(st, blk);
-    ALLOY_ASSERT(s != npos, "BitmappedBlockWithInternalPointers: corrupt start bitmap");
+    ALLOY_ASSERT(s != npos,
+                 "internal: BitmappedBlockWithInternalPointers: no block start at or before this block");
     if (s == npos) return Ternary::no;
     // The allocation ends at the next start bit or the next free block.
     std::size_t e = blk + 1;
@@ -777,7 +781,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     const std::size_t bytes = words_for(n) * maps * sizeof(std::uint64_t);
     Block b = Bookkeeping{}.allocate(bytes);
     if (!b) return false;
-    ALLOY_ASSERT(is_aligned(b.ptr, alignof(std::uint64_t)), "BitmappedBlock: misaligned bookkeeping memory");
+    ALLOY_ASSERT(is_aligned(b.ptr, alignof(std::uint64_t)),
+                 "BitmappedBlock: the bookkeeping allocator returned memory not aligned to 8 bytes");
     bits_ = static_cast<std::uint64_t*>(b.ptr);
     return true;
   }

@@ -242,7 +242,7 @@ class AnyAllocator {
   /// Referring: uses `*a`, which must outlive this AnyAllocator and its copies.
   template <allocator A>
   explicit AnyAllocator(A* a) noexcept : vt_(&detail::AnyOps<A, detail::AnyMode::referring>::table), obj_(a) {
-    ALLOY_ASSERT(a != nullptr, "AnyAllocator: null allocator");
+    ALLOY_ASSERT(a != nullptr, "AnyAllocator: the allocator pointer is null");
   }
 
   AnyAllocator(const AnyAllocator& o) noexcept : vt_(o.vt_), obj_(o.obj_) { vt_->retain(obj_); }

@@ -57,7 +57,8 @@ struct PyTorchAllocator {
   }
   static void free(void* ptr, ssize_t size, int device, CUstream_st* stream) noexcept {
     if (ptr == nullptr) return;
-    ALLOY_ASSERT(size > 0 && device >= 0 && device < MaxDevices, "PyTorchAllocator::free: bad size or device");
+    ALLOY_ASSERT(size > 0 && device >= 0 && device < MaxDevices,
+                 "PyTorchAllocator::free: the size must be positive and the device in [0, MaxDevices)");
     if (size <= 0 || device < 0 || device >= MaxDevices) return;
     Slot& s = slot(device);
     std::lock_guard lock(s.mutex);

@@ -718,6 +718,14 @@ def write_markdown(res, path, chart_rel, json_rel):
         L.append("")
         L.append(res["replay_markdown"])
         L.append("")
+    L.append("## Device memory (D1-D3)")
+    L.append("")
+    L.append("The device benchmark (host ns per allocate + deallocate pair of GPU memory, against cudaMalloc, "
+             "cudaMallocAsync and RAPIDS RMM) is a separate binary, `device_bench`, run by `tools/main.sh` where a "
+             "GPU is present and over the CPU stand-in for the CUDA runtime where none is: its figures, the date "
+             "and device of the last run, and how to add RMM's rows are in [device_performance.md]"
+             "(device_performance.md).")
+    L.append("")
     L.append("## Goals checked on this run")
     L.append("")
     L.append("alloy's own speed goals for its blocks (their pages say why each was set; BB = BitmappedBlock, "

@@ -3,12 +3,24 @@
 # alloy_add_doctest(<file.cpp>): executable test_<name>, ctest test <name>, labels from `// ctest-labels: a b`;
 # a line `// needs: cuda` links alloy::cuda (and skips the test where the CUDA toolkit is absent), and builds the
 # file a second time over the CPU stand-in for the CUDA runtime (tests/support/cuda_standin): test_<name>_standin,
-# ctest test <name>_standin, label standin (`// needs: cuda device`: the checks need a device, and the build over
-# the real runtime carries the label gpu). `// needs: cuda-standin`: only the stand-in build (a test of the
+# ctest test <name>_standin, label standin (`// needs: cuda device`: the checks need a device, so the build over
+# the real runtime carries the label gpu and exists only with ALLOY_GPU_TESTS, on by default where nvidia-smi sees a
+# GPU at configure time; tools/gpu_check.sh prepare turns it on). `// needs: cuda-standin`: only the stand-in build (a test of the
 # stand-in itself, or one that needs a device's answers), ctest test <name>.
 # A test labelled `heavy` (long randomized runs) is compiled with ALLOY_HEAVY_TEST_FLAGS added after the preset's
 # flags: the asan preset builds everything at -O0, which compiles about 4x faster under the sanitizers, and only
 # these tests at -O1, where they run about 4x faster.
+# Whether to build the real-runtime tests that need a device (`// needs: cuda device`): where nvidia-smi sees a GPU.
+if(NOT DEFINED ALLOY_GPU_TESTS)
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi OUTPUT_QUIET ERROR_QUIET)
+  if(_smi EQUAL 0)
+    set(_gpu ON)
+  else()
+    set(_gpu OFF)
+  endif()
+  set(ALLOY_GPU_TESTS ${_gpu} CACHE BOOL "build the real-runtime tests that need a GPU (default: nvidia-smi sees one)")
+endif()
+
 set(ALLOY_HEAVY_TEST_FLAGS "" CACHE STRING "extra compile flags for tests labelled heavy (the asan preset: -O1)")
 function(alloy_add_doctest src)
   get_filename_component(name ${src} NAME_WE)
@@ -30,10 +42,12 @@ function(alloy_add_doctest src)
     # `// needs: cuda device`: the checks need a device, so the build over the real runtime is labelled gpu (it
     # skips without one) and the stand-in build is the one that runs everywhere.
     set(_real_label "")
+    set(_real ON)
     if(_needs MATCHES "device")
       set(_real_label gpu)
+      set(_real ${ALLOY_GPU_TESTS})  # only where a GPU can run it (its source is compiled by the stand-in build)
     endif()
-    if(TARGET alloy::cuda)
+    if(TARGET alloy::cuda AND _real)
       list(APPEND variants "${name}|alloy::cuda|${_real_label}")
     endif()
     if(TARGET alloy::cuda_standin)

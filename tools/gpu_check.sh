@@ -21,13 +21,13 @@ cd "$(dirname "$0")/.."
 
 kernel_tests=(tests/test_cuda_adapters_gpu tests/test_cuda_device_buffer tests/test_cuda_stream_ordered)
 host_tests=(tests/test_cuda_mallocator tests/test_cuda_headers tests/test_device_buffer_cuda
-            tests/test_adapters_cuda_parents tests/test_stream_ordered)
+            tests/test_adapters_cuda_parents tests/test_stream_ordered tests/test_per_device)
 bins=("${kernel_tests[@]}" "${host_tests[@]}" examples/example_device_pool)
 
 case "${1:-}" in
   prepare)
     grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
-    cmake --preset default >/dev/null
+    cmake --preset default -DALLOY_GPU_TESTS=ON >/dev/null  # the real-runtime builds of the device tests too
     targets=()
     for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
     cmake --build --preset default --target "${targets[@]}"

@@ -449,7 +449,8 @@ class ContiguousFreeList {
     requires has_owns<Parent>
   {
     if (!b) return Ternary::no;
-    if (in_support(b.ptr)) return Ternary::yes;
+    if (block_within(b, support_.ptr, support_.size)) return Ternary::yes;
+    if (in_support(b.ptr)) return Ternary::no;  // starts inside the chunk, runs past it
     return parent_.owns(b);
   }
 
@@ -774,3 +775,6 @@ class SharedFreeList {
 };
 
 }  // namespace alloy
+
+#undef ALLOY_DETAIL_CAS16
+#undef ALLOY_DETAIL_TSAN

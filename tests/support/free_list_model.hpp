@@ -60,10 +60,17 @@ struct FreeListModel {
 
 struct ContiguousModel {
   std::vector<void*> stack;  // back = next item handed out
-  std::size_t min, max, live = 0;
-  ContiguousModel(void* begin, std::size_t items, std::size_t stride, std::size_t lo, std::size_t hi)
-      : min(lo), max(hi) {
+  void* begin;
+  std::size_t items, stride, min, max, live = 0;
+  ContiguousModel(void* p, std::size_t n, std::size_t s, std::size_t lo, std::size_t hi)
+      : begin(p), items(n), stride(s), min(lo), max(hi) {
+    deallocate_all();
+  }
+  bool deallocate_all() {
+    stack.clear();
     for (std::size_t i = items; i-- > 0;) stack.push_back(static_cast<unsigned char*>(begin) + i * stride);
+    live = 0;
+    return true;
   }
   Block allocate(std::size_t n) {
     if (n == 0 || n < min || n > max || stack.empty()) return {};

@@ -529,6 +529,15 @@ struct alignas(16) TaggedPointer {
   std::uint64_t tag;
 };
 
+#if defined(ALLOY_DETAIL_CAS16)
+// The double-width compare-and-swap, in a function compiled for cx16 (no -mcx16 flag needed). Not inlined: clang 14
+// lowers it to a libatomic call once it is inlined into a caller compiled without cx16. The bool form, which both
+// compilers expand to `lock cmpxchg16b` (clang calls libatomic for the value-returning one).
+[[gnu::noinline, gnu::target("cx16")]] inline bool cas16(uint128* p, uint128 expected, uint128 desired) noexcept {
+  return __sync_bool_compare_and_swap(p, expected, desired);
+}
+#endif
+
 class TaggedHead {
  public:
   static constexpr bool lock_free =
@@ -553,17 +562,13 @@ class TaggedHead {
 #endif
   }
   // On failure `expected` is the current head.
-#if defined(ALLOY_DETAIL_CAS16)
-  __attribute__((target("cx16")))
-#endif
   bool compare_exchange(TaggedPointer& expected, TaggedPointer desired) noexcept {
 #if defined(ALLOY_DETAIL_CAS16)
     uint128 e = 0, d = 0;
     std::memcpy(&e, &expected, sizeof e);
     std::memcpy(&d, &desired, sizeof d);
-    const uint128 old = __sync_val_compare_and_swap(reinterpret_cast<uint128*>(&h_), e, d);
-    if (old == e) return true;
-    std::memcpy(&expected, &old, sizeof old);
+    if (cas16(reinterpret_cast<uint128*>(&h_), e, d)) return true;
+    expected = load();
     return false;
 #else
     lock();

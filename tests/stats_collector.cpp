@@ -142,6 +142,20 @@ TEST_CASE("StatsCollector: a refused deallocate changes no byte count; reports")
   CHECK(lines == 20);
 }
 
+TEST_CASE("StatsCollector: allocate_all counts as an allocate") {
+  StatsCollector<Arena> r(Arena(4096));
+  const Block all = r.allocate_all();
+  CHECK(all.size == 4096);
+  CHECK(r.num_allocate() == 1);
+  CHECK(r.num_allocate_ok() == 1);
+  CHECK(r.bytes_used() == 4096);
+  CHECK(!r.allocate_all());  // nothing left: counted, not OK
+  CHECK(r.num_allocate() == 2);
+  CHECK(r.num_allocate_ok() == 1);
+  CHECK(r.deallocate(all));
+  CHECK(r.empty() == Ternary::yes);
+}
+
 static Block allocate_here(StatsCollector<Mallocator, Options::all, Options::all>& s, std::size_t n) {
   return s.allocate(n);  // one call site, whoever calls
 }

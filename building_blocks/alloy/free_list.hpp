@@ -551,8 +551,10 @@ class TaggedHead {
   // compare-and-swap that uses it fails.
   TaggedPointer load() const noexcept {
 #if defined(ALLOY_DETAIL_CAS16)
-    const std::uint64_t t = __atomic_load_n(&h_.tag, __ATOMIC_ACQUIRE);
-    void* const p = __atomic_load_n(&h_.ptr, __ATOMIC_ACQUIRE);
+    // seq_cst (a plain load on x86-64): SharedFreeList's cap relies on a pop's count of pops in flight being
+    // ordered before its read of the head, against a deallocate that reads the count after the block was popped.
+    const std::uint64_t t = __atomic_load_n(&h_.tag, __ATOMIC_SEQ_CST);
+    void* const p = __atomic_load_n(&h_.ptr, __ATOMIC_SEQ_CST);
     return {p, t};
 #else
     lock();

@@ -53,7 +53,6 @@ constexpr Options operator|(Options a, Options b) noexcept {
 constexpr Options operator&(Options a, Options b) noexcept {
   return static_cast<Options>(static_cast<std::uint64_t>(a) & static_cast<std::uint64_t>(b));
 }
-constexpr bool any(Options o) noexcept { return static_cast<std::uint64_t>(o) != 0; }
 
 /// The name of one option (`"num_allocate"`), or "" for a combination.
 constexpr std::string_view to_string(Options o) noexcept {
@@ -241,7 +240,8 @@ class StatsCollector {
     requires has_allocate_all<A>
   {
     const Block r = parent_.allocate_all();
-    after_allocate<Options::num_allocate, Options::num_allocate_ok>(r.size, r, site);
+    // "the size asked" is whatever it returns; a failure is not OK (SIZE_MAX was not given)
+    after_allocate<Options::num_allocate, Options::num_allocate_ok>(r ? r.size : SIZE_MAX, r, site);
     return r;
   }
 

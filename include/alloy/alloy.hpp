@@ -22,7 +22,10 @@
 #include <alloy/adapters/pytorch_allocator.hpp>
 #include <alloy/adapters/stl_allocator.hpp>
 // building blocks
+#include <alloy/affix_allocator.hpp>
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
+#include <alloy/free_list.hpp>
 #include <alloy/recording_allocator.hpp>
 #include <alloy/region.hpp>
+#include <alloy/stats_collector.hpp>

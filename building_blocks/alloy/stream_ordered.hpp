@@ -89,8 +89,12 @@ struct no_lock {
 /// CHECK(pool.good_alloc_size(1000) == 1024);     // its size class: 1000 rounded up to a multiple of 512 / 4
 /// CHECK(pool.cached_bytes() == 1024);
 /// ```
-template <allocator A, FreeEvents Events = FreeEvents::at_crossing, class Lock = detail::no_lock>
+template <class A, FreeEvents Events = FreeEvents::at_crossing, class Lock = detail::no_lock>
 class StreamOrdered {
+  static_assert(allocator<A>,
+                "StreamOrdered: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` and "
+                "`Block allocate(std::size_t) noexcept`); wrap a std allocator or a memory resource in one first");
+
  public:
   static constexpr std::size_t alignment = A::alignment;
   static constexpr MemorySpace memory_space = memory_space_of<A>();
@@ -490,7 +494,7 @@ class StreamOrdered {
 /// its own streams, or sharing them, or on `cudaStreamPerThread`). A itself is only ever called under the mutex.
 /// A lock rather than lock-free lists: a crossing or a release makes CUDA calls and walks every stream's lists, and
 /// the uncontended lock costs a few nanoseconds beside the host work of a pool; measured in docs/performance.md.
-template <allocator A, FreeEvents Events = FreeEvents::at_crossing>
+template <class A, FreeEvents Events = FreeEvents::at_crossing>
 using SharedStreamOrdered = StreamOrdered<A, Events, std::mutex>;
 
 }  // namespace alloy

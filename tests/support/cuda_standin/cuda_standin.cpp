@@ -192,6 +192,20 @@ CUstream_st* new_stream(unsigned flags) {
   return x;
 }
 
+// Whether handle h (of a stream, event or pool) was created and not destroyed; records why not otherwise.
+template <class H>
+bool live_handle(const std::set<const void*>& created, const H* h, const char* what, const char* call) {
+  if (created.count(h) == 0) {
+    record(rule::destroyed_handle, std::string(call) + ": " + what + " " + hex(h) + " was never created");
+    return false;
+  }
+  if (h->destroyed) {
+    record(rule::destroyed_handle, std::string(call) + ": " + what + " " + hex(h) + " was destroyed");
+    return false;
+  }
+  return true;
+}
+
 // The stream a handle names, or null (and a violation) for a destroyed or unknown handle.
 CUstream_st* resolve(cudaStream_t h, const char* call) {
   state& s = st();
@@ -200,15 +214,7 @@ CUstream_st* resolve(cudaStream_t h, const char* call) {
     if (per_thread_stream == nullptr) per_thread_stream = new_stream(0);
     return per_thread_stream;
   }
-  if (s.stream_handles.count(h) == 0) {
-    record(rule::destroyed_handle, std::string(call) + ": stream " + hex(h) + " was never created");
-    return nullptr;
-  }
-  if (h->destroyed) {
-    record(rule::destroyed_handle, std::string(call) + ": stream " + hex(h) + " was destroyed");
-    return nullptr;
-  }
-  return h;
+  return live_handle(s.stream_handles, h, "stream", call) ? h : nullptr;
 }
 
 // Work is issued on x: it follows what the host has seen complete and the default stream's implicit ordering.
@@ -502,29 +508,10 @@ cudaError_t do_memset(void* dst, int value, std::size_t n, cudaStream_t h, const
 }
 
 bool pool_valid(cudaMemPool_t pool, const char* call) {
-  state& s = st();
-  if (s.pool_handles.count(pool) == 0) {
-    record(rule::destroyed_handle, std::string(call) + ": memory pool " + hex(pool) + " was never created");
-    return false;
-  }
-  if (pool->destroyed) {
-    record(rule::destroyed_handle, std::string(call) + ": memory pool " + hex(pool) + " was destroyed");
-    return false;
-  }
-  return true;
+  return live_handle(st().pool_handles, pool, "memory pool", call);
 }
-
 CUevent_st* event_valid(cudaEvent_t e, const char* call) {
-  state& s = st();
-  if (s.event_handles.count(e) == 0) {
-    record(rule::destroyed_handle, std::string(call) + ": event " + hex(e) + " was never created");
-    return nullptr;
-  }
-  if (e->destroyed) {
-    record(rule::destroyed_handle, std::string(call) + ": event " + hex(e) + " was destroyed");
-    return nullptr;
-  }
-  return e;
+  return live_handle(st().event_handles, e, "event", call) ? e : nullptr;
 }
 
 cudaMemPool_t default_pool(int device) {

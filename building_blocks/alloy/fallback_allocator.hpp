@@ -170,12 +170,14 @@ class FallbackAllocator {
     return primary_.empty() & fallback_.empty();
   }
 
-  /// Primary's hint (a request meets Primary first); Fallback's where Primary's rounding overflows.
+  /// Primary's hint (a request meets Primary first); Fallback's where Primary's is 0; else n rounded up to the alignment.
   std::size_t good_alloc_size(std::size_t n) noexcept
     requires has_good_alloc_size<Primary> || has_good_alloc_size<Fallback>
   {
     if (const std::size_t g = alloy::good_alloc_size(primary_, n)) return g;
-    return alloy::good_alloc_size(fallback_, n);
+    if (const std::size_t g = alloy::good_alloc_size(fallback_, n)) return g;
+    std::size_t r = 0;  // both parts' roundings overflow (or pass PTRDIFF_MAX) where this one's may not
+    return round_up_checked(n, alignment, r) ? r : 0;
   }
 
   bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept

@@ -35,7 +35,7 @@ namespace alloy {
 /// #include <alloy/mallocator.hpp>
 /// #include <alloy/region.hpp>
 /// alignas(16) static std::byte buf[1024];
-/// alloy::FallbackAllocator<alloy::Region<>, alloy::Mallocator> a(alloy::Region<>(std::span<std::byte>(buf)));
+/// alloy::FallbackAllocator<alloy::Region<>, alloy::Mallocator> a{alloy::Region<>(std::span<std::byte>(buf))};
 /// alloy::Block small = a.allocate(1000);              // fits the region
 /// alloy::Block big = a.allocate(4096);                // does not: malloc
 /// CHECK(a.primary().owns(small) == alloy::Ternary::yes);

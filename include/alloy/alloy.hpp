@@ -24,5 +24,9 @@
 // building blocks
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
+#include <alloy/bucketizer.hpp>
+#include <alloy/fallback_allocator.hpp>
+#include <alloy/quantizer.hpp>
 #include <alloy/recording_allocator.hpp>
 #include <alloy/region.hpp>
+#include <alloy/segregator.hpp>

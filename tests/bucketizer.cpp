@@ -1,3 +1,4 @@
+// ctest-labels: heavy
 #include <alloy/bucketizer.hpp>
 
 #include <alloy/allocator_list.hpp>

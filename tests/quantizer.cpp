@@ -1,3 +1,4 @@
+// ctest-labels: heavy
 #include <alloy/quantizer.hpp>
 
 #include <alloy/aligned_mallocator.hpp>

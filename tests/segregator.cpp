@@ -1,3 +1,4 @@
+// ctest-labels: heavy
 #include <alloy/segregator.hpp>
 
 #include <alloy/aligned_mallocator.hpp>

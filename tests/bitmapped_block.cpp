@@ -776,8 +776,9 @@ TEST_CASE_TEMPLATE("BitmappedBlock gives its bookkeeping back with the sizes it 
 }
 
 // Found in review (2026-11-24): owns said yes to an empty Block at the payload's end, which deallocate calls foreign
-// (and, in release builds, whose free cleared a padding bit); good_alloc_size promised sizes that no request can get;
-// the queries could not be called on a const block.
+// (and, in release builds, whose free cleared a padding bit); good_alloc_size promised sizes that no request can get
+// (since issue 22 it rounds beyond them too, as D's: allocate is what refuses); the queries could not be called on a
+// const block.
 template <class A>
 void check_queries(A& a, std::size_t max_request) {
   const A& c = a;
@@ -793,7 +794,7 @@ void check_queries(A& a, std::size_t max_request) {
   CHECK(c.owns(Block{}) == Ternary::no);
   CHECK(c.good_alloc_size(1) == bs);
   CHECK(c.good_alloc_size(max_request) == max_request);
-  CHECK(c.good_alloc_size(max_request + 1) == 0);
+  CHECK(c.good_alloc_size(max_request + 1) == max_request + bs);  // the rounding, though no request can get it
   CHECK(c.empty() == Ternary::yes);
   Block b = a.allocate(max_request);  // good_alloc_size's promise: a request of max_request succeeds
   CHECK(b.size == max_request);
@@ -818,10 +819,13 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   CHECK(cip.resolve_internal_pointer(static_cast<char*>(x.ptr) + 99, res) == Ternary::yes);
   CHECK((res.ptr == x.ptr && res.size == 128));
   CHECK(ip.deallocate(x));
-  BitmappedBlock<64, 16, Mallocator> none(0);  // no blocks: nothing can succeed
-  CHECK(none.good_alloc_size(1) == 0);
+  BitmappedBlock<64, 16, Mallocator> none(0);  // no blocks: nothing can succeed, the hint still rounds
+  CHECK(none.good_alloc_size(1) == 64);
+  CHECK(!none.allocate(1));
   BitmappedBlock<64, 16, Mallocator, Multiblock::no> none1(0);
-  CHECK(none1.good_alloc_size(1) == 0);
+  CHECK(none1.good_alloc_size(1) == 64);
+  CHECK(!none1.allocate(1));
+  CHECK(none1.good_alloc_size(SIZE_MAX - 62) == 0);  // only an overflowing rounding gives 0
   CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
   // allocate_all with no blocks: an empty block is "empty", but there is nothing to hand out, and no bit to write
   // (the internal-pointer variant's start bits would be the read-only sentinel; found missing by the third mutation

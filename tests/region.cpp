@@ -184,10 +184,12 @@ TEST_CASE("Region: edge cases") {
     CHECK(!r.aligned_allocate(16, 3));                 // not a power of two
     CHECK(r.good_alloc_size(SIZE_MAX) == 0);
     CHECK(r.good_alloc_size(17) == 32);
-    // above the capacity no request can succeed, even after deallocate_all: 0 (primitives.md; D only rounds)
+    // above the capacity too: the hint rounds (D's rule, primitives.md); allocate says whether it fits
     CHECK(r.good_alloc_size(256) == 256);
-    CHECK(r.good_alloc_size(257) == 0);
-    CHECK(R<>{}.good_alloc_size(1) == 0);  // no memory at all
+    CHECK(r.good_alloc_size(257) == 272);
+    CHECK(!r.allocate(257));
+    CHECK(R<>{}.good_alloc_size(1) == 16);  // no memory at all: still the rounding
+    CHECK(!R<>{}.allocate(1));
     CHECK(r.allocate(256));
     CHECK(!r.allocate(1));
     CHECK(!r.allocate_all());
@@ -292,7 +294,7 @@ TEST_CASE("Region: good_alloc_size depends on the capacity, not on what is left"
   CHECK(r.good_alloc_size(256) == 256);
   CHECK(d.good_alloc_size(256) == 256);
   CHECK(r.good_alloc_size(100) == 112);
-  CHECK(r.good_alloc_size(257) == 0);
+  CHECK(r.good_alloc_size(257) == 272);  // beyond the capacity: still the rounding, never 0
 }
 
 TEST_CASE("Region: a span whose aligned interior is empty gives a region without memory (null data)") {

@@ -43,12 +43,14 @@ TEST_CASE("SharedRegion: conformance over a span, and with no memory") {
   alloy::test::check_allocator([] { return SR<alloy::NullAllocator, 16, true>(std::span<std::byte>(g_buf)); });
   alloy::test::check_allocator([] { return SR<>(); });
   alloy::test::check_allocator([] { return SR<alloy::Mallocator>(0); });
-  // good_alloc_size: 0 above the capacity, as Region's (no request of that size can succeed)
+  // good_alloc_size: the rounding, above the capacity too, as Region's (allocate says whether it fits)
   SR<> a(std::span<std::byte>(g_buf, 4096));
   CHECK(a.good_alloc_size(17) == 32);
   CHECK(a.good_alloc_size(a.capacity()) == a.capacity());
-  CHECK(a.good_alloc_size(a.capacity() + 1) == 0);
-  CHECK(SR<>().good_alloc_size(1) == 0);
+  CHECK(a.good_alloc_size(a.capacity() + 1) == a.capacity() + 16);
+  CHECK(!a.allocate(a.capacity() + 1));
+  CHECK(SR<>().good_alloc_size(1) == 16);
+  CHECK(a.good_alloc_size(SIZE_MAX - 14) == 0);  // only an overflowing rounding gives 0
 }
 
 // Single-threaded, SharedRegion must behave exactly as Region over the same memory (Region is the model).

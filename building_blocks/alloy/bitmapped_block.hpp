@@ -33,7 +33,7 @@ namespace alloy {
 /// Bookkeeping = NullAllocator (host parents only): no memory outside the block's own, no summary index; the search
 /// walks the words from the hint, as D's does.
 /// Capabilities: allocate, aligned_allocate, deallocate, deallocate_all, owns (the payload range, as in D), empty,
-/// good_alloc_size (a multiple of BlockSize; 0 beyond what one allocation can take), expand (Multiblock::no: inside
+/// good_alloc_size (n rounded up to a multiple of BlockSize, even beyond what one allocation can take), expand (Multiblock::no: inside
 /// the block); reallocate and aligned_reallocate iff Parent is host-accessible or has copy; allocate_all and
 /// allocate_fresh iff M is Multiblock::yes; copy iff Parent has copy. `block_count()`, `block_size()`, `payload()`.
 /// The queries (owns, empty, good_alloc_size, those three) are const.

@@ -254,11 +254,10 @@ class Region {
 
   Ternary empty() const noexcept { return to_ternary(current_ == start()); }
 
-  /// n rounded up to MinAlign; 0 when that overflows or exceeds capacity() (no request of n bytes can succeed then,
-  /// even after deallocate_all: primitives.md's contract; D's goodAllocSize only rounds).
+  /// n rounded up to MinAlign, whether or not the region has room (D's goodAllocSize); 0 only when that overflows.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    return round_up_checked(n, MinAlign, r) && r <= capacity() ? r : 0;
+    return round_up_checked(n, MinAlign, r) ? r : 0;
   }
 
   /// Bytes left for allocation.
@@ -430,10 +429,10 @@ class SharedRegion {
 
   Ternary owns(Block b) const noexcept { return to_ternary(b && block_within(b, begin_, capacity())); }
   Ternary empty() const noexcept { return to_ternary(current_.load(std::memory_order_acquire) == start()); }
-  /// As Region's: n rounded up to MinAlign; 0 when that overflows or exceeds capacity().
+  /// As Region's: n rounded up to MinAlign, whether or not the region has room; 0 only when that overflows.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    return round_up_checked(n, MinAlign, r) && r <= capacity() ? r : 0;
+    return round_up_checked(n, MinAlign, r) ? r : 0;
   }
   /// Bytes left for allocation (a snapshot).
   std::size_t available() const noexcept {

@@ -25,7 +25,11 @@
 #include <alloy/affix_allocator.hpp>
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
+#include <alloy/bucketizer.hpp>
+#include <alloy/fallback_allocator.hpp>
 #include <alloy/free_list.hpp>
+#include <alloy/quantizer.hpp>
 #include <alloy/recording_allocator.hpp>
 #include <alloy/region.hpp>
+#include <alloy/segregator.hpp>
 #include <alloy/stats_collector.hpp>

@@ -8,7 +8,8 @@
 // 13 owns ignores the size (off by one at the end), 14 aligned_allocate leaks its padding, 15 reallocate(b, 0) keeps
 // b, 16 aligned_reallocate drops the alignment when it moves, 18 allocate_all one granule short, 19 empty always
 // unknown, 20 resolve_internal_pointer runs into the next granule. Not run: 17 (good_alloc_size one too large: not
-// visible from outside) and 24 (never serves over-alignment: allowed). docs/architecture.md, "The kit's own audit".
+// visible from outside before the kit checked good_alloc_size(n) >= round_up(n, alignment); n + 1 now fails it) and
+// 24 (never serves over-alignment: allowed). docs/architecture.md, "The kit's own audit".
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <alloy/common.hpp>

@@ -319,16 +319,24 @@ void check_allocator(Make make) {
   }
 
   {
+    // The size hint (docs/primitives.md): at least n rounded up to the alignment, whether or not a request of n can
+    // succeed now (past a block's capacity, on an allocator that serves nothing); 0 only when that rounding
+    // overflows, or for a size no object can have (above PTRDIFF_MAX: the page allocators).
     auto a = make();
-    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000}}) {
+    constexpr std::size_t al = A::alignment;
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000},
+                          std::size_t{1} << 20, std::size_t{1} << 40, std::size_t{PTRDIFF_MAX} - al + 1,
+                          SIZE_MAX - al + 1, SIZE_MAX - al + 2, SIZE_MAX}) {
+      CAPTURE(n);
       const std::size_t g = alloy::good_alloc_size(a, n);
-      if (g == 0) {  // the contract (docs/primitives.md): 0 only when no request of n bytes can succeed
-        Block b = a.allocate(n);
-        CHECK(!b);
-        alloy::deallocate(a, b);
+      std::size_t r = 0;
+      if (!round_up_checked(n, al, r)) {
+        CHECK(g == 0);
         continue;
       }
-      CHECK(g >= n);
+      if (r > std::size_t{PTRDIFF_MAX} && g == 0) continue;
+      CHECK(g >= r);
+      if (n == 0 || n > 1000) continue;
       if (serves) {
         Block b = a.allocate(g);  // a request of exactly good_alloc_size bytes is as good as one of n
         if (b) CHECK(b.size == g);

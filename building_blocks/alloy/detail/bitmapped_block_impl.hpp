@@ -192,13 +192,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   /// The parent (by reference: for a stateful parent, the one held here).
   [[nodiscard]] Parent& parent() noexcept { return parent_; }
 
-  /// Bytes reserved for a request of n: n rounded up to a multiple of the block size. 0 when no request of n bytes
-  /// can succeed: the rounding overflows, or the result exceeds what one allocation can take (the payload;
-  /// Multiblock::no: one block, none when there is no block).
+  /// Bytes a request of n would reserve: n rounded up to a multiple of the block size, whether or not such a request
+  /// can succeed now (beyond the payload, Multiblock::no above one block, a block without blocks: allocate says no).
+  /// 0 only when the rounding overflows (docs/primitives.md).
   [[nodiscard]] std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    if (!round_up_to_multiple_checked(n, bs(), r)) return 0;
-    return r <= (multi ? payload_bytes() : blocks_ ? bs() : 0) ? r : 0;
+    return round_up_to_multiple_checked(n, bs(), r) ? r : 0;
   }
 
   /// Whether b lies inside this block's payload (D's rule: an interior slice counts); b.ptr must be an address of

@@ -6,10 +6,10 @@
 // 6 reallocate true with b unchanged, 7 deallocate frees nothing, 8 owns yes to foreign blocks, 9 empty looks at
 // block 0 only, 10 deallocate_all does nothing, 11 allocate_all over live blocks, 12 good_alloc_size below n,
 // 13 owns ignores the size (off by one at the end), 14 aligned_allocate leaks its padding, 15 reallocate(b, 0) keeps
-// b, 16 aligned_reallocate drops the alignment when it moves, 18 allocate_all one granule short, 19 empty always
-// unknown, 20 resolve_internal_pointer runs into the next granule. Not run: 17 (good_alloc_size one too large: not
-// visible from outside before the kit checked good_alloc_size(n) >= round_up(n, alignment); n + 1 now fails it) and
-// 24 (never serves over-alignment: allowed). docs/architecture.md, "The kit's own audit".
+// b, 16 aligned_reallocate drops the alignment when it moves, 17 good_alloc_size one too large (not a multiple of
+// the alignment: caught since the kit checks good_alloc_size(n) >= round_up(n, alignment) and its rounding),
+// 18 allocate_all one granule short, 19 empty always unknown, 20 resolve_internal_pointer runs into the next
+// granule. Not run: 24 (never serves over-alignment: allowed). docs/architecture.md, "The kit's own audit".
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <alloy/common.hpp>

@@ -40,6 +40,8 @@ struct Probe {
   }
   alloy::Block allocate(std::size_t) noexcept { return {}; }
 };
+static_assert(alloy::allocator<Probe>);
+static_assert(alloy::memory_space_of<Probe>() == alloy::MemorySpace::device);
 struct Probes {
   int* destroyed;
   Probe operator()(int) const { return Probe(destroyed); }

@@ -101,7 +101,7 @@ class Bucketizer {
   bool reallocate(Block& b, std::size_t n) noexcept
     requires detail::copyable_memory<A>
   {
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this](std::size_t m) noexcept { return allocate(m); },
             [this](Block x) noexcept { return drop(x); }))
       return r;
@@ -117,7 +117,7 @@ class Bucketizer {
     requires has_aligned_allocate<A> && detail::copyable_memory<A>
   {
     if (!is_power_of_two(a)) return false;
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); },
             [this](Block x) noexcept { return drop(x); }))
       return r;

@@ -102,7 +102,7 @@ class FallbackAllocator {
   bool reallocate(Block& b, std::size_t n) noexcept
     requires routes && movable
   {
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this](std::size_t m) noexcept { return allocate(m); },
             [this](Block x) noexcept { return give_back_dropping(x); }))
       return r;
@@ -119,7 +119,7 @@ class FallbackAllocator {
     requires routes && movable && (has_aligned_allocate<Primary> || has_aligned_allocate<Fallback>)
   {
     if (!is_power_of_two(a)) return false;
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); },
             [this](Block x) noexcept { return give_back_dropping(x); }))
       return r;

@@ -191,7 +191,7 @@ class Quantizer {
   bool reallocate(Block& b, std::size_t n) noexcept
     requires detail::reallocatable<Parent>
   {
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this](std::size_t m) noexcept { return allocate(m); },
             [this](Block x) noexcept { return drop(x); }))
       return r;
@@ -213,7 +213,7 @@ class Quantizer {
     requires has_aligned_allocate<Parent> && detail::reallocatable<Parent>
   {
     if (!is_power_of_two(a)) return false;
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); },
             [this](Block x) noexcept { return drop(x); }))
       return r;

@@ -116,7 +116,7 @@ class Segregator<Threshold, Small, Large> {
   bool reallocate(Block& b, std::size_t n) noexcept
     requires(has_reallocate<Small> || has_reallocate<Large>) && movable
   {
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this](std::size_t m) noexcept { return allocate(m); },
             [this](Block x) noexcept { return x.size <= Threshold ? drop(small_, x) : drop(large_, x); }))
       return r;
@@ -130,7 +130,7 @@ class Segregator<Threshold, Small, Large> {
             has_aligned_allocate<Large> && movable
   {
     if (!is_power_of_two(a)) return false;
-    if (bool r; detail::combinator_reallocate_ends(
+    if (bool r; detail::reallocate_ends_by(
             b, n, r, [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); },
             [this](Block x) noexcept { return x.size <= Threshold ? drop(small_, x) : drop(large_, x); }))
       return r;

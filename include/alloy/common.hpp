@@ -131,11 +131,11 @@ bool deallocate(A& a, Block b) noexcept {
 
 namespace detail {
 /// The two ends that every reallocate shares (D's): an empty `b` becomes `alloc(n)` (nothing for n == 0), and
-/// `n == 0` gives `b` back (when A can deallocate) and empties it. Returns true when it handled the call, with the
-/// primitive's answer in `result`; false when both `b` and `n` are nonzero, which is the caller's own work.
-/// `alloc` is `a.allocate` for reallocate, `a.aligned_allocate(·, alignment)` for aligned_reallocate.
-template <allocator A, class Alloc>
-bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result, Alloc&& alloc) noexcept {
+/// `n == 0` gives `b` back through `dealloc` (false from it fails the call) and empties it. Returns true when it
+/// handled the call, with the primitive's answer in `result`; false when both `b` and `n` are nonzero, which is the
+/// caller's own work. A combinator passes its own routing as `dealloc`; reallocate_ends below passes A's deallocate.
+template <class Alloc, class Dealloc>
+bool reallocate_ends_by(Block& b, std::size_t n, bool& result, Alloc&& alloc, Dealloc&& dealloc) noexcept {
   if (!b) {
     if (n != 0) {
       const Block nb = alloc(n);
@@ -145,10 +145,19 @@ bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result, Alloc&& alloc)
     return (result = true, true);
   }
   if (n != 0) return false;
-  if constexpr (has_deallocate<A>)
-    if (!a.deallocate(b)) return (result = false, true);
-  b = {};  // without deallocate, the memory comes back with deallocate_all or the allocator (as in D)
+  if (!dealloc(b)) return (result = false, true);
+  b = {};
   return (result = true, true);
+}
+/// reallocate_ends_by with A's deallocate (when A has none, the block is dropped: its memory comes back with
+/// deallocate_all or the allocator, as in D). `alloc` is `a.allocate` for reallocate, `a.aligned_allocate(·,
+/// alignment)` for aligned_reallocate.
+template <allocator A, class Alloc>
+bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result, Alloc&& alloc) noexcept {
+  return reallocate_ends_by(b, n, result, alloc, [&a](Block x) noexcept {
+    if constexpr (has_deallocate<A>) return a.deallocate(x);
+    else return (void)a, (void)x, true;
+  });
 }
 template <allocator A>
 bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {

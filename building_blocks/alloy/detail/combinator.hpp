@@ -95,23 +95,4 @@ bool move_block(From& from, To& to, Block& b, std::size_t n, Alloc&& alloc, Copy
   return true;
 }
 
-/// D's two ends of every reallocate for a combinator whose parts may lack deallocate: an empty b is allocated by
-/// `alloc` (nothing for n == 0); n == 0 gives b back through `dealloc` (false from it fails the call) and empties
-/// b. Returns true when it handled the call, with the primitive's answer in `result`.
-template <class Alloc, class Dealloc>
-bool combinator_reallocate_ends(Block& b, std::size_t n, bool& result, Alloc&& alloc, Dealloc&& dealloc) noexcept {
-  if (!b) {
-    if (n != 0) {
-      const Block nb = alloc(n);
-      if (!nb) return (result = false, true);
-      b = nb;
-    }
-    return (result = true, true);
-  }
-  if (n != 0) return false;
-  if (!dealloc(b)) return (result = false, true);
-  b = {};
-  return (result = true, true);
-}
-
 }  // namespace alloy::detail

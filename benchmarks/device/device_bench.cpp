@@ -20,6 +20,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "../common.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -46,15 +48,7 @@ namespace {
 using alloy::Block;
 constexpr std::size_t live_slots = 1024;
 
-struct Xorshift64s {  // the generator of every workload (docs/workloads.md), fixed seed
-  std::uint64_t x = 0x9E3779B97F4A7C15ull;
-  std::uint64_t next() noexcept {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545F4914F6CDD1Dull;
-  }
-};
+using alloy_bench::Xorshift64s;  // the generator of every workload (docs/workloads.md), fixed seed
 
 // The sizes of D1 (log-uniform in [256, 65536]) or D2 (256), drawn before the clock starts.
 std::vector<std::size_t> sizes(std::size_t steps, bool fixed) {

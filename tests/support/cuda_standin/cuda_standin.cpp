@@ -576,6 +576,54 @@ cudaError_t pool_allocate(void** out, std::size_t n, cudaMemPool_t pool, cudaStr
   return cudaSuccess;
 }
 
+// Twins of the API share one body: the named call is counted under its own name.
+cudaError_t create_stream(cudaStream_t* out, unsigned flags, const char* call) {
+  entry e(call);
+  if (e.refusal != cudaSuccess) return e.refusal;
+  if (out == nullptr) return fail(cudaErrorInvalidValue);
+  CUstream_st* x = new_stream(flags);
+  st().stream_handles.insert(x);
+  *out = x;
+  return cudaSuccess;
+}
+cudaError_t create_event(cudaEvent_t* out, unsigned flags, const char* call) {
+  entry e(call);
+  if (e.refusal != cudaSuccess) return e.refusal;
+  if (out == nullptr) return fail(cudaErrorInvalidValue);
+  auto* v = new CUevent_st;  // never freed: a destroyed handle must stay recognisable
+  v->flags = flags;
+  v->device = current_device;
+  st().event_handles.insert(v);
+  *out = v;
+  return cudaSuccess;
+}
+// The host waits for (or, for a query, learns of) everything the stream has been ordered after so far.
+cudaError_t host_waits_stream(cudaStream_t h, const char* call) {
+  entry e(call);
+  if (e.refusal != cudaSuccess) return e.refusal;
+  CUstream_st* x = resolve(h, call);
+  if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
+  join(st().host, x->clock);  // everything runs at once: the stream is always idle, and the host now knows it
+  host_synchronized();
+  return cudaSuccess;
+}
+cudaError_t host_waits_event(cudaEvent_t ev, const char* call) {
+  entry e(call);
+  if (e.refusal != cudaSuccess) return e.refusal;
+  CUevent_st* v = event_valid(ev, call);
+  if (v == nullptr) return fail(cudaErrorInvalidResourceHandle);
+  join(st().host, v->clock);
+  host_synchronized();
+  return cudaSuccess;
+}
+cudaError_t device_pool(cudaMemPool_t* pool, int device, const char* call) {
+  entry e(call);
+  if (e.refusal != cudaSuccess) return e.refusal;
+  if (pool == nullptr || device < 0 || device >= st().f.device_count) return fail(cudaErrorInvalidValue);
+  *pool = default_pool(device);
+  return cudaSuccess;
+}
+
 void report_at_exit() {
   state& s = st();
   std::lock_guard<std::recursive_mutex> g(s.m);
@@ -920,18 +968,10 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
   }
 }
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
-  entry e("cudaDeviceGetDefaultMemPool");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (pool == nullptr || device < 0 || device >= st().f.device_count) return fail(cudaErrorInvalidValue);
-  *pool = default_pool(device);
-  return cudaSuccess;
+  return device_pool(pool, device, "cudaDeviceGetDefaultMemPool");
 }
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
-  entry e("cudaDeviceGetMemPool");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (pool == nullptr || device < 0 || device >= st().f.device_count) return fail(cudaErrorInvalidValue);
-  *pool = default_pool(device);
-  return cudaSuccess;
+  return device_pool(pool, device, "cudaDeviceGetMemPool");
 }
 cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t n, cudaMemPool_t pool, cudaStream_t s) {
   entry e("cudaMallocFromPoolAsync");
@@ -1019,23 +1059,9 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* p)
 
 // ---- streams ----
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
-  entry e("cudaStreamCreateWithFlags");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (s == nullptr) return fail(cudaErrorInvalidValue);
-  CUstream_st* x = new_stream(flags);
-  st().stream_handles.insert(x);
-  *s = x;
-  return cudaSuccess;
+  return create_stream(s, flags, "cudaStreamCreateWithFlags");
 }
-cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  entry e("cudaStreamCreate");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (s == nullptr) return fail(cudaErrorInvalidValue);
-  CUstream_st* x = new_stream(cudaStreamDefault);
-  st().stream_handles.insert(x);
-  *s = x;
-  return cudaSuccess;
-}
+cudaError_t cudaStreamCreate(cudaStream_t* s) { return create_stream(s, cudaStreamDefault, "cudaStreamCreate"); }
 cudaError_t cudaStreamDestroy(cudaStream_t h) {
   entry e("cudaStreamDestroy");
   if (e.refusal != cudaSuccess) return e.refusal;
@@ -1046,24 +1072,8 @@ cudaError_t cudaStreamDestroy(cudaStream_t h) {
   x->destroyed = true;
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t h) {
-  entry e("cudaStreamSynchronize");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  CUstream_st* x = resolve(h, "cudaStreamSynchronize");
-  if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  join(st().host, x->clock);  // what x has been ordered after so far; not work queued elsewhere since
-  host_synchronized();
-  return cudaSuccess;
-}
-cudaError_t cudaStreamQuery(cudaStream_t h) {
-  entry e("cudaStreamQuery");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  CUstream_st* x = resolve(h, "cudaStreamQuery");
-  if (x == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  join(st().host, x->clock);  // everything runs at once: the stream is always idle, and the host now knows it
-  host_synchronized();
-  return cudaSuccess;
-}
+cudaError_t cudaStreamSynchronize(cudaStream_t h) { return host_waits_stream(h, "cudaStreamSynchronize"); }
+cudaError_t cudaStreamQuery(cudaStream_t h) { return host_waits_stream(h, "cudaStreamQuery"); }
 cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned) {
   entry e("cudaStreamWaitEvent");
   if (e.refusal != cudaSuccess) return e.refusal;
@@ -1103,26 +1113,9 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 // ---- events ----
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* ev, unsigned flags) {
-  entry e("cudaEventCreateWithFlags");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (ev == nullptr) return fail(cudaErrorInvalidValue);
-  auto* v = new CUevent_st;  // never freed: a destroyed handle must stay recognisable
-  v->flags = flags;
-  v->device = current_device;
-  st().event_handles.insert(v);
-  *ev = v;
-  return cudaSuccess;
+  return create_event(ev, flags, "cudaEventCreateWithFlags");
 }
-cudaError_t cudaEventCreate(cudaEvent_t* ev) {
-  entry e("cudaEventCreate");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  if (ev == nullptr) return fail(cudaErrorInvalidValue);
-  auto* v = new CUevent_st;
-  v->device = current_device;
-  st().event_handles.insert(v);
-  *ev = v;
-  return cudaSuccess;
-}
+cudaError_t cudaEventCreate(cudaEvent_t* ev) { return create_event(ev, cudaEventDefault, "cudaEventCreate"); }
 cudaError_t cudaEventDestroy(cudaEvent_t ev) {
   entry e("cudaEventDestroy");
   if (e.refusal != cudaSuccess) return e.refusal;
@@ -1144,24 +1137,8 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t h) {
   v->when = std::chrono::steady_clock::now();
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
-  entry e("cudaEventSynchronize");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  CUevent_st* v = event_valid(ev, "cudaEventSynchronize");
-  if (v == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  join(st().host, v->clock);
-  host_synchronized();
-  return cudaSuccess;
-}
-cudaError_t cudaEventQuery(cudaEvent_t ev) {
-  entry e("cudaEventQuery");
-  if (e.refusal != cudaSuccess) return e.refusal;
-  CUevent_st* v = event_valid(ev, "cudaEventQuery");
-  if (v == nullptr) return fail(cudaErrorInvalidResourceHandle);
-  join(st().host, v->clock);
-  host_synchronized();
-  return cudaSuccess;
-}
+cudaError_t cudaEventSynchronize(cudaEvent_t ev) { return host_waits_event(ev, "cudaEventSynchronize"); }
+cudaError_t cudaEventQuery(cudaEvent_t ev) { return host_waits_event(ev, "cudaEventQuery"); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   entry e("cudaEventElapsedTime");
   if (e.refusal != cudaSuccess) return e.refusal;

@@ -28,17 +28,16 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 #include "cuda/skip.hpp"
 #ifdef ALLOY_CUDA_STANDIN
 #include <cuda_standin.hpp>
 #endif
 
 namespace {
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(s); }
-};
 std::vector<unsigned> iota(std::size_t n) {
   std::vector<unsigned> v(n);
   std::iota(v.begin(), v.end(), 0u);

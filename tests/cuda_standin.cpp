@@ -17,6 +17,10 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 namespace sd = alloy::standin;
 
 namespace {
@@ -34,13 +38,6 @@ void expect_none() {
   CHECK(v.empty());
 }
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  explicit Stream(unsigned flags = cudaStreamNonBlocking) {
-    REQUIRE(cudaStreamCreateWithFlags(&s, flags) == cudaSuccess);
-  }
-  ~Stream() { cudaStreamDestroy(s); }
-};
 struct Event {
   cudaEvent_t e = nullptr;
   Event() { REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess); }

@@ -19,19 +19,16 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 #include "cuda/skip.hpp"
 #ifdef ALLOY_CUDA_STANDIN
 #include <cuda_standin.hpp>
 #endif
 
 namespace {
-
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(s); }
-  operator alloy::stream_view() const { return s; }  // NOLINT
-};
 
 std::vector<unsigned> iota(std::size_t n, unsigned base) {
   std::vector<unsigned> v(n);

@@ -21,6 +21,10 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 #include "cuda/skip.hpp"
 #include "support/rng.hpp"
 #ifdef ALLOY_CUDA_STANDIN
@@ -45,14 +49,6 @@ static_assert(Pool::alignment == 256);
 static_assert(alloy::has_owns<Pool> && alloy::has_copy<Pool>);
 static_assert(!alloy::has_owns<alloy::StreamOrdered<alloy::Mallocator>>);
 static_assert(sizeof(alloy::device_buffer<alloy::SharedStreamOrdered<SlabList>>) <= 5 * sizeof(void*));
-
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() {
-    if (s) cudaStreamDestroy(s);
-  }
-};
 
 #ifdef ALLOY_CUDA_STANDIN
 namespace sd = alloy::standin;

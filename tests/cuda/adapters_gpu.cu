@@ -21,6 +21,10 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 namespace {
 __global__ void iota_kernel(unsigned* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{blockDim.x} * gridDim.x)
@@ -33,11 +37,6 @@ bool check_iota(const void* dev, std::size_t n) {
     if (host[i] != i) return false;
   return true;
 }
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(s); }
-};
 }  // namespace
 
 TEST_CASE("CudaMrResource over CudaMallocator and CudaAsyncMallocator") {

@@ -15,6 +15,10 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 // The layout holds under nvcc too: a stateless allocator takes no bytes, a stateful one is a pointer.
 static_assert(sizeof(alloy::device_buffer<alloy::CudaMallocator>) == 4 * sizeof(void*));
 static_assert(sizeof(alloy::device_buffer<alloy::CudaAsyncMallocator>) == 5 * sizeof(void*));
@@ -29,13 +33,6 @@ __global__ void add_kernel(unsigned* p, std::size_t n, unsigned v) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{blockDim.x} * gridDim.x)
     p[i] += v;
 }
-
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(s); }
-  operator alloy::stream_view() const { return s; }  // NOLINT
-};
 
 template <class A>
 std::vector<unsigned> to_host(const alloy::device_buffer<A>& b, alloy::stream_view s) {

@@ -11,16 +11,15 @@
 
 #include <doctest/doctest.h>
 
+#include "support/cuda_stream.hpp"
+
+using alloy::test::Stream;
+
 namespace {
 __global__ void fill_kernel(unsigned* p, std::size_t n, unsigned v) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{blockDim.x} * gridDim.x)
     p[i] = v;
 }
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
-  ~Stream() { cudaStreamDestroy(s); }
-};
 }  // namespace
 
 TEST_CASE("CudaAsyncMallocator: a block freed on a stream is reused by the next allocation on it, no sync") {

@@ -1045,7 +1045,8 @@ TEST_CASE("BitmappedBlock in band: the payload ends inside the parent's allocati
   // mutation sweep, 2026-11-26).
   const std::pair<std::size_t, std::size_t> cases[] = {
       {64, 8 + 56 + 64}, {64 * 70, 16 + 48 + 64 * 70}, {64 * 128, 16 + 48 + 64 * 128}};
-  for (auto [cap, total] : cases) {
+  for (const auto& [cap_, total] : cases) {
+    const std::size_t cap = cap_;  // clang 14 cannot capture a structured binding (CAPTURE makes a lambda)
     CAPTURE(cap);
     BitmappedBlock<64, 64, OffsetParent> a(cap);
     REQUIRE(a.block_count() > 0);

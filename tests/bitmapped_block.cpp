@@ -7,9 +7,6 @@
 #include <alloy/no_access_allocator.hpp>
 #include <alloy/ref.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +21,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/conformance.hpp"
 #include "support/rng.hpp"
 
@@ -88,18 +86,10 @@ struct Arena {  // 4096-aligned host memory, so offsets are reproducible
   long off(Block x) const { return x ? static_cast<long>(static_cast<std::byte*>(x.ptr) - static_cast<std::byte*>(b.ptr)) : -1; }
 };
 
+/// The signal that ended f in a child (its assertion message is captured, kept out of the test log).
 template <class F>
 int signal_of_child(F f) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(2);                     // keep the expected assertion message out of the test log
-    std::signal(SIGABRT, SIG_DFL);  // not doctest's handler: the child just dies
-    f();
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return alloy::test::run_in_child(f).signal;
 }
 
 }  // namespace

@@ -6,8 +6,6 @@
 #include <alloy/cuda_mallocator.hpp>
 
 #include <cuda_standin.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <csetjmp>
 #include <csignal>
@@ -17,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/cuda_stream.hpp"
 
 using alloy::test::Stream;
@@ -46,19 +45,8 @@ struct Event {
 
 // Runs f in a child process; returns its exit status, or 128 + the signal that killed it.
 template <class F>
-int in_child(F f) {
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::signal(SIGSEGV, SIG_DFL);  // not doctest's or a sanitizer's report: the plain signal
-    std::signal(SIGBUS, SIG_DFL);
-    std::freopen("/dev/null", "w", stderr);  // the child's exit report is checked by its status
-    f();
-    std::exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+int in_child(F f) {  // the child runs its atexit handlers: the stand-in's leak report is one
+  return alloy::test::run_in_child(f, alloy::test::ChildExit::run_atexit).code();
 }
 
 // The exit status of a child that touched memory it may not.

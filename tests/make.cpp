@@ -5,15 +5,13 @@
 #include <alloy/null_allocator.hpp>
 #include <alloy/ref.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <csignal>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/rng.hpp"
 #include "support/test_allocators.hpp"
 
@@ -574,16 +572,7 @@ TEST_CASE("dispose: through a base class is caught in debug builds (the size wou
   Derived* d = alloy::make<Derived>(m);
   REQUIRE(d);
   Base* base = d;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::signal(SIGABRT, SIG_DFL);
-    (void)alloy::dispose(m, base);
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK(alloy::test::run_in_child([&] { (void)alloy::dispose(m, base); }).signal == SIGABRT);
   CHECK(alloy::dispose(m, d));  // through its own type: fine
 }
 #endif

@@ -1,8 +1,5 @@
 #include <alloy/no_access_allocator.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <csignal>
 #include <algorithm>
 #include <cstring>
@@ -10,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 
@@ -44,16 +42,7 @@ TEST_CASE("NoAccessAllocator: randomized, contents through copy only") {
 // Runs f in a child process; returns the signal that ended it, or 0 if it exited normally.
 template <class F>
 int signal_of_child(F f) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::signal(SIGSEGV, SIG_DFL);  // die of the signal: not doctest's handler, not ASan's (which would exit(1))
-    std::signal(SIGABRT, SIG_DFL);
-    f();
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return alloy::test::run_in_child(f).signal;
 }
 
 TEST_CASE("NoAccessAllocator: a host read or write crashes, copy does not") {

@@ -1,12 +1,10 @@
 #include <alloy/null_allocator.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <csignal>
 
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 
@@ -83,15 +81,6 @@ TEST_CASE("NullAllocator: randomized against the model") {
 #if ALLOY_ENABLE_ASSERTS
 TEST_CASE("NullAllocator: deallocating a block it did not give is caught in debug builds") {
   int x = 0;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::signal(SIGABRT, SIG_DFL);  // not doctest's crash handler: just die
-    (void)NullAllocator::instance.deallocate({&x, sizeof x});
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK(alloy::test::run_in_child([&] { (void)NullAllocator::instance.deallocate({&x, sizeof x}); }).signal == SIGABRT);
 }
 #endif

@@ -173,4 +173,13 @@ concept device_accessible = memory_space_of<A>() != MemorySpace::host;
 template <class A>
 concept stateless_allocator = allocator<A> && std::is_empty_v<A>;
 
+/// The object of a stateless A that a holder with none uses (an adapter, device_buffer): one per type and program,
+/// since all objects of a stateless type are the same allocator.
+template <class A>
+  requires std::is_empty_v<A> && std::is_default_constructible_v<A>
+A& stateless_instance() noexcept {
+  static A a{};
+  return a;
+}
+
 }  // namespace alloy

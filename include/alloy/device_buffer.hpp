@@ -172,8 +172,7 @@ class device_buffer {
   static A& default_allocator() noexcept
     requires stateless
   {
-    static A a{};
-    return a;
+    return stateless_instance<A>();
   }
 
   device_buffer(const device_buffer&) = delete;             // a copy needs a stream: device_buffer(other, stream)

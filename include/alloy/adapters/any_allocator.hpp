@@ -60,8 +60,7 @@ struct AnyOps {
   static A& get(void* p) noexcept {
     if constexpr (M == AnyMode::inline_stateless) {
       (void)p;
-      static A a{};
-      return a;
+      return stateless_instance<A>();
     } else if constexpr (M == AnyMode::owning) {
       return static_cast<AnyHolder<A>*>(p)->a;
     } else {

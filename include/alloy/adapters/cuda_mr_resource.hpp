@@ -87,8 +87,7 @@ class CudaMrResource {
 
   [[nodiscard]] A& stack() const noexcept {
     if constexpr (detail::stored_by_value<A>) {
-      static A a{};
-      return a;
+      return stateless_instance<A>();
     } else {
       return *a_;
     }

@@ -123,8 +123,7 @@ class StlAllocator {
   /// The stack (for a stateless stack, a fresh object of it).
   [[nodiscard]] A& stack() const noexcept {
     if constexpr (detail::stored_by_value<A>) {
-      static A a{};
-      return a;
+      return stateless_instance<A>();
     } else {
       return *a_;
     }

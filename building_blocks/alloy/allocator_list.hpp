@@ -320,14 +320,10 @@ class AllocatorList {
   // unless it was its last; the caller no longer holds it either way, so the list stops counting it (else its owner,
   // and empty(), could never see the list empty again).
   bool move_into(Block& b, Block nb, std::size_t p) noexcept {
-    if (!nb) return false;
-    if (!alloy::copy(nodes_[p].a(), nb.ptr, b.ptr, nb.size < b.size ? nb.size : b.size)) {
-      deallocate(nb);
-      return false;
-    }
-    if (!deallocate(b)) forget(b);
-    b = nb;
-    return true;
+    return detail::move_block(b, nb, nodes_[p].a(), [this](Block x) noexcept {
+      if (!deallocate(x)) forget(x);  // an owner that keeps x (a Region's inner block) no longer counts it
+      return true;
+    });
   }
 
   // The owner kept b (its deallocate failed) though nobody holds it any more: no longer counted as live.

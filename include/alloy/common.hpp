@@ -163,6 +163,24 @@ template <allocator A>
 bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
   return reallocate_ends(a, b, n, result, [&a](std::size_t m) noexcept { return a.allocate(m); });
 }
+/// The tail every moving reallocate shares: the first min(b.size, nb.size) bytes of `b` copied into `nb` through
+/// `via`'s copy (`alloy::copy`: device memory is copied by its allocator), then `b` given back through `give_back`
+/// and replaced by `nb`. An empty `nb` fails; a failed copy gives `nb` back and fails. On failure `b` is unchanged.
+template <class Via, class GiveBack>
+bool move_block(Block& b, Block nb, Via& via, GiveBack&& give_back) noexcept {
+  if (!nb) return false;
+  if (!alloy::copy(via, nb.ptr, b.ptr, b.size < nb.size ? b.size : nb.size)) {
+    (void)give_back(nb);
+    return false;
+  }
+  (void)give_back(b);
+  b = nb;
+  return true;
+}
+template <allocator A>
+bool move_block(A& a, Block& b, Block nb) noexcept {
+  return move_block(b, nb, a, [&a](Block x) noexcept { return alloy::deallocate(a, x); });
+}
 }  // namespace detail
 
 /// D's reallocate: `a.reallocate` when declared; else `expand` in place when growing; else allocate, copy (through
@@ -193,15 +211,7 @@ bool reallocate(A& a, Block& b, std::size_t n) noexcept {
     if constexpr (has_expand<A>) {
       if (n > b.size && a.expand(b, n - b.size)) return true;
     }
-    Block nb = a.allocate(n);
-    if (!nb) return false;
-    if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
-      alloy::deallocate(a, nb);
-      return false;
-    }
-    alloy::deallocate(a, b);
-    b = nb;
-    return true;
+    return detail::move_block(a, b, a.allocate(n));
   }
 }
 
@@ -221,15 +231,7 @@ bool aligned_reallocate(A& a, Block& b, std::size_t n, std::size_t alignment) no
     if constexpr (has_expand<A>) {
       if (n > b.size && is_aligned(b.ptr, alignment) && a.expand(b, n - b.size)) return true;
     }
-    Block nb = aligned_alloc(n);
-    if (!nb) return false;
-    if (!alloy::copy(a, nb.ptr, b.ptr, std::min(n, b.size))) {
-      alloy::deallocate(a, nb);
-      return false;
-    }
-    alloy::deallocate(a, b);
-    b = nb;
-    return true;
+    return detail::move_block(a, b, aligned_alloc(n));
   }
 }
 

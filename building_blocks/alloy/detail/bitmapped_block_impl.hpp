@@ -378,18 +378,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     requires(host_accessible<Parent> || has_copy<Parent>)
   {
     if (!is_power_of_two(a)) return false;
-    if (!b) {
-      if (n == 0) return true;
-      Block nb = aligned_allocate(n, a);
-      if (!nb) return false;
-      b = nb;
-      return true;
-    }
-    if (n == 0) {
-      if (!deallocate(b)) return false;
-      b = {};
-      return true;
-    }
+    auto aligned_alloc = [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); };
+    if (bool r; alloy::detail::reallocate_ends(*this, b, n, r, aligned_alloc)) return r;
     if (!check_owned(b)) return false;
     if (is_aligned(b.ptr, a)) {
       if (n <= b.size) {
@@ -1400,14 +1390,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
 
   bool move_to(Block& b, Block nb) noexcept {
-    if (!nb) return false;
-    if (!alloy::copy(parent_, nb.ptr, b.ptr, std::min(b.size, nb.size))) {
-      deallocate(nb);
-      return false;
-    }
-    deallocate(b);
-    b = nb;
-    return true;
+    return alloy::detail::move_block(b, nb, parent_, [this](Block x) noexcept { return deallocate(x); });
   }
 
   // Start bits (BitmappedBlockWithInternalPointers): bit i set iff an allocation starts at block i.

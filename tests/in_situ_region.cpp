@@ -84,7 +84,7 @@ TEST_CASE("InSituRegion: randomized against a downward Region over the same memo
   static InSituRegion<32768, 16> r;  // static storage
   const Block all = r.allocate_all();
   REQUIRE(r.deallocate(all));
-  alloy::Region<alloy::NullAllocator, 16, true> model(std::span<std::byte>(static_cast<std::byte*>(all.ptr), all.size));
+  alloy::Region<alloy::NullAllocator, 16, alloy::GrowDownwards::yes> model(std::span<std::byte>(static_cast<std::byte*>(all.ptr), all.size));
   alloy::test::DiffOptions o;
   o.ops = 200'000;
   o.slots = 64;

@@ -19,7 +19,7 @@
 using alloy::Block;
 using alloy::Ternary;
 
-template <class P = alloy::NullAllocator, std::size_t A = alloy::platform_alignment, bool D = false>
+template <class P = alloy::NullAllocator, std::size_t A = alloy::platform_alignment, alloy::GrowDownwards D = alloy::GrowDownwards::no>
 using R = alloy::Region<P, A, D>;
 
 // Capabilities, with their iff rules.
@@ -27,7 +27,7 @@ static_assert(alloy::allocator<R<>> && R<>::alignment == 16);
 static_assert(alloy::has_aligned_allocate<R<>> && alloy::has_allocate_all<R<>> && alloy::has_deallocate<R<>> &&
               alloy::has_deallocate_all<R<>> && alloy::has_owns<R<>> && alloy::has_empty<R<>> &&
               alloy::has_good_alloc_size<R<>>);
-static_assert(alloy::has_expand<R<>> && !alloy::has_expand<R<alloy::NullAllocator, 16, true>>);
+static_assert(alloy::has_expand<R<>> && !alloy::has_expand<R<alloy::NullAllocator, 16, alloy::GrowDownwards::yes>>);
 static_assert(!alloy::has_reallocate<R<>> && !alloy::has_resolve_internal_pointer<R<>>);
 static_assert(!alloy::has_copy<R<>> && !alloy::has_copy<R<alloy::Mallocator>> && alloy::has_copy<R<alloy::NoAccessAllocator>>);
 static_assert(R<alloy::NoAccessAllocator>::memory_space == alloy::MemorySpace::device);
@@ -45,20 +45,20 @@ static_assert(std::is_constructible_v<R<alloy::AlignedMallocator, 4096>, std::si
 static_assert(!std::is_constructible_v<R<alloy::Ref<alloy::Mallocator>>, std::size_t>);
 static_assert(std::is_constructible_v<R<alloy::Ref<alloy::Mallocator>>, alloy::Ref<alloy::Mallocator>, std::size_t>);
 
-template <class P, std::size_t A, bool D>
+template <class P, std::size_t A, alloy::GrowDownwards D>
 inline constexpr bool alloy::test::deallocates_last_only<alloy::Region<P, A, D>> = true;
 
 alignas(4096) static std::byte g_buf[1 << 16];
 
-TEST_CASE_TEMPLATE("Region: conformance, owning", A, R<alloy::Mallocator>, R<alloy::Mallocator, 16, true>,
-                   R<alloy::Mallocator, 8>, R<alloy::Mallocator, 1>, R<alloy::Mallocator, 1, true>,
-                   R<alloy::AlignedMallocator, 64>, R<alloy::AlignedMallocator, 4096, true>, R<alloy::NoAccessAllocator>,
-                   R<alloy::NoAccessAllocator, 16, true>, R<alloy::NoAccessAllocator, 8192>) {
+TEST_CASE_TEMPLATE("Region: conformance, owning", A, R<alloy::Mallocator>, R<alloy::Mallocator, 16, alloy::GrowDownwards::yes>,
+                   R<alloy::Mallocator, 8>, R<alloy::Mallocator, 1>, R<alloy::Mallocator, 1, alloy::GrowDownwards::yes>,
+                   R<alloy::AlignedMallocator, 64>, R<alloy::AlignedMallocator, 4096, alloy::GrowDownwards::yes>, R<alloy::NoAccessAllocator>,
+                   R<alloy::NoAccessAllocator, 16, alloy::GrowDownwards::yes>, R<alloy::NoAccessAllocator, 8192>) {
   alloy::test::check_allocator([] { return A(1 << 16); });
 }
 
-TEST_CASE_TEMPLATE("Region: conformance, over a span", A, R<>, R<alloy::NullAllocator, 16, true>,
-                   R<alloy::NullAllocator, 1>, R<alloy::NullAllocator, 64, true>, R<alloy::Mallocator>) {
+TEST_CASE_TEMPLATE("Region: conformance, over a span", A, R<>, R<alloy::NullAllocator, 16, alloy::GrowDownwards::yes>,
+                   R<alloy::NullAllocator, 1>, R<alloy::NullAllocator, 64, alloy::GrowDownwards::yes>, R<alloy::Mallocator>) {
   alloy::test::check_allocator([] { return A(std::span<std::byte>(g_buf)); });
 }
 
@@ -91,8 +91,8 @@ void differential(A& a, std::size_t ops, std::uint64_t seed, std::size_t max_siz
 }
 
 TEST_CASE_TEMPLATE("Region: randomized against a bump pointer over the same addresses", A, R<alloy::Mallocator>,
-                   R<alloy::Mallocator, 16, true>, R<alloy::Mallocator, 1>, R<alloy::Mallocator, 1, true>,
-                   R<alloy::AlignedMallocator, 64>, R<alloy::AlignedMallocator, 256, true>) {
+                   R<alloy::Mallocator, 16, alloy::GrowDownwards::yes>, R<alloy::Mallocator, 1>, R<alloy::Mallocator, 1, alloy::GrowDownwards::yes>,
+                   R<alloy::AlignedMallocator, 64>, R<alloy::AlignedMallocator, 256, alloy::GrowDownwards::yes>) {
   A a(24 * 1024);
   differential(a, 150'000, 0x5EED0001 + A::alignment + A::grows_downwards);
 }
@@ -102,7 +102,7 @@ TEST_CASE("Region: randomized over a span with an unaligned start and end") {
   CHECK(static_cast<std::byte*>(a.data()) == g_buf + 16);
   CHECK(a.capacity() == 20'000 - 16);  // [16, 20000) within [3, 20003)
   differential(a, 100'000, 7);
-  R<alloy::NullAllocator, 32, true> d(std::span<std::byte>(g_buf + 5, 30'000));
+  R<alloy::NullAllocator, 32, alloy::GrowDownwards::yes> d(std::span<std::byte>(g_buf + 5, 30'000));
   CHECK(d.capacity() == 29'984 - 32);  // [32, 29984) within [5, 30005)
   differential(d, 100'000, 8);
 }
@@ -113,7 +113,7 @@ TEST_CASE("Region: over NoAccessAllocator it never touches its memory (device-li
     R<alloy::NoAccessAllocator> a(64 * 1024);
     CHECK(alloy::NoAccessAllocator::live_blocks() == before + 1);
     differential(a, 100'000, 11, 2000);  // contents checked through copy only
-    R<alloy::NoAccessAllocator, 16, true> d(64 * 1024);
+    R<alloy::NoAccessAllocator, 16, alloy::GrowDownwards::yes> d(64 * 1024);
     differential(d, 50'000, 12, 2000);
   }
   CHECK(alloy::NoAccessAllocator::live_blocks() == before);  // the destructor gave the memory back
@@ -132,7 +132,7 @@ TEST_CASE("Region: D's unittests") {
     CHECK(reg.deallocate_all());
   }
   SUBCASE("grow downwards: allocate 101 and 42, give back 42") {
-    R<alloy::Mallocator, alloy::Mallocator::alignment, true> reg(1024 * 64);
+    R<alloy::Mallocator, alloy::Mallocator::alignment, alloy::GrowDownwards::yes> reg(1024 * 64);
     CHECK(reg.empty() == Ternary::yes);
     const Block b = reg.allocate(101);
     CHECK(b.size == 101);
@@ -145,7 +145,7 @@ TEST_CASE("Region: D's unittests") {
   SUBCASE("grow downwards, 64-byte buffer, 32-aligned request takes it all") {
     alloy::AlignedMallocator am;
     Block buf = am.aligned_allocate(64, 64);
-    R<alloy::NullAllocator, 64, true> reg(std::span<std::byte>(static_cast<std::byte*>(buf.ptr), 64));
+    R<alloy::NullAllocator, 64, alloy::GrowDownwards::yes> reg(std::span<std::byte>(static_cast<std::byte*>(buf.ptr), 64));
     CHECK(reg.aligned_allocate(10, 32).size == 10);
     CHECK(reg.available() == 0);
     am.deallocate(buf);
@@ -162,7 +162,7 @@ TEST_CASE("Region: exact offsets (checked against D's Region with ldc2)") {
   CHECK(off(r.allocate(3)) == 80);
   CHECK(off(r.aligned_allocate(1, 256)) == 256);
   CHECK(r.available() == 1024 - 272);
-  R<alloy::NullAllocator, 16, true> d{std::span<std::byte>(buf, 1024)};
+  R<alloy::NullAllocator, 16, alloy::GrowDownwards::yes> d{std::span<std::byte>(buf, 1024)};
   CHECK(off(d.allocate(1)) == 1008);
   CHECK(off(d.allocate(17)) == 976);
   CHECK(off(d.aligned_allocate(5, 64)) == 960);
@@ -287,7 +287,7 @@ TEST_CASE("Region: a stateful parent shared through Ref, and a span borrowed by 
 TEST_CASE("Region: good_alloc_size depends on the capacity, not on what is left") {
   alignas(16) std::byte buf[256];
   R<> r{std::span<std::byte>(buf)};
-  R<alloy::NullAllocator, 16, true> d{std::span<std::byte>(buf)};
+  R<alloy::NullAllocator, 16, alloy::GrowDownwards::yes> d{std::span<std::byte>(buf)};
   REQUIRE(r.allocate(200));
   REQUIRE(d.allocate(200));
   // only 48 bytes are left, but a request of 256 succeeds after deallocate_all: not 0
@@ -303,7 +303,7 @@ TEST_CASE("Region: a span whose aligned interior is empty gives a region without
   CHECK(r.data() == nullptr);
   CHECK(r.capacity() == 0);
   CHECK(!r.allocate(1));
-  R<alloy::NullAllocator, 16, true> d{std::span<std::byte>(g_buf + 1, 15)};
+  R<alloy::NullAllocator, 16, alloy::GrowDownwards::yes> d{std::span<std::byte>(g_buf + 1, 15)};
   CHECK(d.data() == nullptr);
   CHECK(d.capacity() == 0);
 }

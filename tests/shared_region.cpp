@@ -18,10 +18,10 @@
 using alloy::Block;
 using alloy::Ternary;
 
-template <class P = alloy::NullAllocator, std::size_t A = alloy::platform_alignment, bool D = false>
+template <class P = alloy::NullAllocator, std::size_t A = alloy::platform_alignment, alloy::GrowDownwards D = alloy::GrowDownwards::no>
 using SR = alloy::SharedRegion<P, A, D>;
 
-template <class P, std::size_t A, bool D>
+template <class P, std::size_t A, alloy::GrowDownwards D>
 inline constexpr bool alloy::test::deallocates_last_only<alloy::SharedRegion<P, A, D>> = true;
 
 static_assert(alloy::has_aligned_allocate<SR<>> && alloy::has_deallocate<SR<>> && alloy::has_deallocate_all<SR<>> &&
@@ -30,17 +30,21 @@ static_assert(!alloy::has_expand<SR<>> && !alloy::has_allocate_all<SR<>> && !all
 static_assert(alloy::has_copy<SR<alloy::NoAccessAllocator>> && !alloy::has_copy<SR<alloy::Mallocator>>);
 static_assert(SR<alloy::NoAccessAllocator>::memory_space == alloy::MemorySpace::device);
 static_assert(!std::is_copy_constructible_v<SR<>> && !std::is_move_constructible_v<SR<>>);
+// The chunk (detail::RegionChunk, shared with Region) keeps an ownership flag only where Parent can own memory:
+// a SharedRegion over a span is its two bounds and the atomic pointer, as Region<> is its two bounds and a pointer.
+static_assert(sizeof(SR<>) == 3 * sizeof(void*) && sizeof(SR<>) == sizeof(alloy::Region<>));
+static_assert(sizeof(SR<alloy::Mallocator>) == 4 * sizeof(void*));
 
 alignas(4096) static std::byte g_buf[1 << 16];
 
-TEST_CASE_TEMPLATE("SharedRegion: conformance", A, SR<alloy::Mallocator>, SR<alloy::Mallocator, 16, true>,
-                   SR<alloy::Mallocator, 1>, SR<alloy::NoAccessAllocator>, SR<alloy::NoAccessAllocator, 64, true>) {
+TEST_CASE_TEMPLATE("SharedRegion: conformance", A, SR<alloy::Mallocator>, SR<alloy::Mallocator, 16, alloy::GrowDownwards::yes>,
+                   SR<alloy::Mallocator, 1>, SR<alloy::NoAccessAllocator>, SR<alloy::NoAccessAllocator, 64, alloy::GrowDownwards::yes>) {
   alloy::test::check_allocator([] { return A(1 << 16); });
 }
 
 TEST_CASE("SharedRegion: conformance over a span, and with no memory") {
   alloy::test::check_allocator([] { return SR<>(std::span<std::byte>(g_buf)); });
-  alloy::test::check_allocator([] { return SR<alloy::NullAllocator, 16, true>(std::span<std::byte>(g_buf)); });
+  alloy::test::check_allocator([] { return SR<alloy::NullAllocator, 16, alloy::GrowDownwards::yes>(std::span<std::byte>(g_buf)); });
   alloy::test::check_allocator([] { return SR<>(); });
   alloy::test::check_allocator([] { return SR<alloy::Mallocator>(0); });
   // good_alloc_size: the rounding, above the capacity too, as Region's (allocate says whether it fits)
@@ -56,10 +60,10 @@ TEST_CASE("SharedRegion: conformance over a span, and with no memory") {
 // Single-threaded, SharedRegion must behave exactly as Region over the same memory (Region is the model).
 template <bool Down>
 void same_as_region(std::uint64_t seed) {
-  SR<alloy::NullAllocator, 16, Down> a(std::span<std::byte>(g_buf, 20'000));
-  alloy::Region<alloy::NullAllocator, 16, Down> model(std::span<std::byte>(g_buf, 20'000));
+  SR<alloy::NullAllocator, 16, alloy::GrowDownwards{Down}> a(std::span<std::byte>(g_buf, 20'000));
+  alloy::Region<alloy::NullAllocator, 16, alloy::GrowDownwards{Down}> model(std::span<std::byte>(g_buf, 20'000));
   struct Model {  // Region's primitives that SharedRegion shares (no expand)
-    alloy::Region<alloy::NullAllocator, 16, Down>& r;
+    alloy::Region<alloy::NullAllocator, 16, alloy::GrowDownwards{Down}>& r;
     Block allocate(std::size_t n) { return r.allocate(n); }
     Block aligned_allocate(std::size_t n, std::size_t al) { return r.aligned_allocate(n, al); }
     bool deallocate(Block b) { return r.deallocate(b); }
@@ -88,7 +92,7 @@ TEST_CASE("SharedRegion: randomized, single thread, against Region over the same
 // D's test: 100 threads allocate 63 bytes each; sorted, the blocks are exactly adjacent; only the last can be freed.
 template <bool Down>
 void hundred_threads() {
-  SR<alloy::Mallocator, 16, Down> a(64 * 1024);
+  SR<alloy::Mallocator, 16, alloy::GrowDownwards{Down}> a(64 * 1024);
   constexpr int n_threads = 100;
   std::vector<Block> blocks;
   std::mutex m;
@@ -128,7 +132,7 @@ TEST_CASE("SharedRegion: 100 threads get exactly adjacent blocks") {
 // D's second test: allocate and aligned_allocate from 100 threads; no two blocks overlap.
 template <bool Down>
 void mixed_threads() {
-  SR<alloy::Mallocator, 16, Down> a(64 * 1024);
+  SR<alloy::Mallocator, 16, alloy::GrowDownwards{Down}> a(64 * 1024);
   constexpr int n_threads = 100;
   std::vector<Block> blocks;
   std::mutex m;

@@ -62,13 +62,86 @@ constexpr std::size_t region_round(std::size_t n) noexcept {
 
 struct RegionNotOwned {};
 
+// The memory a region bumps through and who gives it back, shared by Region and SharedRegion (their bump loops stay
+// apart: Region's is W4's hot path). A caller's span (borrowed: its aligned interior, never freed) or owned memory
+// from Parent, given back by the destructor. Only a chunk whose Parent can own memory (not NullAllocator) keeps the
+// ownership flag and is move-only; a borrowed one is a copyable pair of pointers.
+template <class Parent, std::size_t MinAlign>
+class RegionChunk {
+ public:
+  static constexpr bool can_own = !std::is_same_v<Parent, NullAllocator>;
+
+  RegionChunk() noexcept requires std::default_initializable<Parent> = default;
+  explicit RegionChunk(std::span<std::byte> store) noexcept requires std::default_initializable<Parent> {
+    std::tie(begin_, end_) = region_interior<MinAlign>(store);
+  }
+  explicit RegionChunk(std::size_t n) noexcept requires can_own && std::default_initializable<Parent> { acquire(n); }
+  RegionChunk(Parent parent, std::size_t n) noexcept requires can_own : parent_(std::move(parent)) { acquire(n); }
+
+  RegionChunk(const RegionChunk&) requires(!can_own) = default;
+  RegionChunk& operator=(const RegionChunk&) requires(!can_own) = default;
+  RegionChunk(RegionChunk&& o) noexcept
+      : parent_(std::move(o.parent_)),
+        begin_(std::exchange(o.begin_, nullptr)),
+        end_(std::exchange(o.end_, nullptr)),
+        owned_(std::exchange(o.owned_, {})) {}
+  RegionChunk& operator=(RegionChunk&& o) noexcept {
+    if (this != &o) {
+      release();
+      parent_ = std::move(o.parent_);
+      begin_ = std::exchange(o.begin_, nullptr);
+      end_ = std::exchange(o.end_, nullptr);
+      owned_ = std::exchange(o.owned_, {});
+    }
+    return *this;
+  }
+  ~RegionChunk() { release(); }  // (one destructor: clang 14 cannot choose between constrained ones)
+
+  std::byte* begin() const noexcept { return begin_; }
+  std::byte* end() const noexcept { return end_; }
+  std::size_t capacity() const noexcept { return static_cast<std::size_t>(end_ - begin_); }
+  bool holds(Block b) const noexcept { return block_within(b, begin_, capacity()); }
+  /// D's owns: the block lies inside the chunk, allocated or not.
+  Ternary owns(Block b) const noexcept { return to_ternary(b && holds(b)); }
+  /// n rounded up to MinAlign, whether or not the region has room (D's goodAllocSize); 0 only when that overflows.
+  static std::size_t good_alloc_size(std::size_t n) noexcept {
+    std::size_t r = 0;
+    return round_up_checked(n, MinAlign, r) ? r : 0;
+  }
+  Parent& parent() noexcept { return parent_; }
+  const Parent& parent() const noexcept { return parent_; }
+
+ private:
+  void acquire(std::size_t n) noexcept {
+    const Block b = region_acquire<MinAlign>(parent_, n);
+    if (!b) return;
+    begin_ = static_cast<std::byte*>(b.ptr);
+    end_ = begin_ + b.size;
+    if constexpr (can_own) owned_ = true;
+  }
+  void release() noexcept {
+    if constexpr (can_own) {
+      if (owned_) {
+        if constexpr (has_deallocate<Parent>) parent_.deallocate(Block{begin_, capacity()});
+        owned_ = false;
+      }
+      begin_ = end_ = nullptr;
+    }
+  }
+
+  [[no_unique_address]] Parent parent_{};
+  std::byte* begin_ = nullptr;
+  std::byte* end_ = nullptr;
+  [[no_unique_address]] std::conditional_t<can_own, bool, RegionNotOwned> owned_{};
+};
+
 }  // namespace detail
 
-/// Region<Parent = NullAllocator, MinAlign = platform_alignment, GrowDownwards = false>
+/// Region<Parent = NullAllocator, MinAlign = platform_alignment, Downwards = GrowDownwards::no>
 ///
 /// Semantics: bump allocation from one contiguous chunk: a request of n bytes takes the next `good_alloc_size(n)`
 /// (n rounded up to MinAlign) bytes and moves the current pointer by that much, upwards, or downwards from the end when
-/// GrowDownwards. Only the most recent allocation can be given back (`deallocate`) or grown (`expand`);
+/// `GrowDownwards::yes`. Only the most recent allocation can be given back (`deallocate`) or grown (`expand`);
 /// `deallocate_all` rewinds everything. The state is three pointers; the memory itself is never read or written.
 /// The chunk is a caller's `std::span<std::byte>` (borrowed: its aligned interior is used and it is never freed), or
 /// owned memory from Parent: `Region(n)` (default-constructible Parent) or `Region(parent, n)`, n rounded up to
@@ -76,7 +149,7 @@ struct RegionNotOwned {};
 /// move-only; `Region<>` over a span is a plain copyable value (copies hand out the same memory: copy deliberately).
 /// Capabilities: allocate, aligned_allocate (any power of two), allocate_all (the rest of the chunk), deallocate (the
 /// last allocation only: false for any other block; `deallocate({})` is true), deallocate_all, owns (the block lies in
-/// the chunk), empty, good_alloc_size, `available()`; expand (the last allocation only) iff !GrowDownwards;
+/// the chunk), empty, good_alloc_size, `available()`; expand (the last allocation only) iff growing upwards;
 /// copy iff Parent has copy.
 /// Alignment: MinAlign. Memory space: Parent's, over a span too (Region<> over a span: host; a span of device memory
 /// needs a device Parent, whose copy then moves its bytes).
@@ -97,70 +170,65 @@ struct RegionNotOwned {};
 /// alloy::Region<alloy::Mallocator> owned(1000);       // 1008 bytes from malloc, freed by the destructor
 /// CHECK(owned.available() == 1008);
 /// ```
-template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
+template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment,
+          GrowDownwards Downwards = GrowDownwards::no>
 class Region {
   static_assert(allocator<Parent>,
                 "Region: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` and "
                 "`Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator; NullAllocator, the default, for a "
                 "caller's span)");
   static_assert(is_power_of_two(MinAlign), "Region: MinAlign must be a power of two");
-  static constexpr bool can_own = !std::is_same_v<Parent, NullAllocator>;
+  using Chunk = detail::RegionChunk<Parent, MinAlign>;
+  static constexpr bool can_own = Chunk::can_own;
+  static constexpr bool down = Downwards == GrowDownwards::yes;
 
  public:
   static constexpr std::size_t alignment = MinAlign;
   static constexpr MemorySpace memory_space = memory_space_of<Parent>();
-  static constexpr bool grows_downwards = GrowDownwards;
+  static constexpr bool grows_downwards = down;
   using parent_type = Parent;
 
   /// A region with no memory: every allocation fails.
   Region() noexcept requires std::default_initializable<Parent> = default;
 
   /// Over a caller's memory (borrowed, never freed): the part of `store` aligned to MinAlign.
-  explicit Region(std::span<std::byte> store) noexcept requires std::default_initializable<Parent> {
-    std::tie(begin_, end_) = detail::region_interior<MinAlign>(store);
+  explicit Region(std::span<std::byte> store) noexcept requires std::default_initializable<Parent> : chunk_(store) {
     current_ = start();
   }
 
   /// Owns `n` bytes (rounded up to MinAlign) from a default-constructed Parent; empty if the parent refuses.
-  explicit Region(std::size_t n) noexcept requires can_own && std::default_initializable<Parent> { acquire(n); }
+  explicit Region(std::size_t n) noexcept requires can_own && std::default_initializable<Parent> : chunk_(n) {
+    current_ = start();
+  }
 
   /// Owns `n` bytes (rounded up to MinAlign) from `parent`, which is stored; empty if the parent refuses.
-  Region(Parent parent, std::size_t n) noexcept requires can_own : parent_(std::move(parent)) { acquire(n); }
+  Region(Parent parent, std::size_t n) noexcept requires can_own : chunk_(std::move(parent), n) {
+    current_ = start();
+  }
 
   Region(const Region&) requires(!can_own) = default;
   Region& operator=(const Region&) requires(!can_own) = default;
-
-  Region(Region&& o) noexcept
-      : parent_(std::move(o.parent_)),
-        current_(std::exchange(o.current_, nullptr)),
-        end_(std::exchange(o.end_, nullptr)),
-        begin_(std::exchange(o.begin_, nullptr)),
-        owned_(std::exchange(o.owned_, {})) {}
+  Region(Region&& o) noexcept : current_(std::exchange(o.current_, nullptr)), chunk_(std::move(o.chunk_)) {}
   Region& operator=(Region&& o) noexcept {
     if (this != &o) {
-      release();
-      parent_ = std::move(o.parent_);
+      chunk_ = std::move(o.chunk_);
       current_ = std::exchange(o.current_, nullptr);
-      end_ = std::exchange(o.end_, nullptr);
-      begin_ = std::exchange(o.begin_, nullptr);
-      owned_ = std::exchange(o.owned_, {});
     }
     return *this;
   }
-
-  ~Region() { release(); }  // (one destructor: clang 14 cannot choose between constrained ones)
+  ~Region() = default;
 
   /// The fast path: one round-up, one compare, one add. n == 0 and sizes whose rounding overflows both round to 0;
   /// the `r == 0` test costs a branch on the flags of the rounding `and`, and vanishes where the compiler knows
   /// n > 0 (W4's loop then compiles to the hand-written bump pointer, instruction for instruction).
   Block allocate(std::size_t n) noexcept {
     const std::size_t r = detail::region_round<MinAlign>(n);
-    if constexpr (GrowDownwards) {
-      if (r == 0 || r > static_cast<std::size_t>(current_ - begin_)) return {};
+    if constexpr (down) {
+      if (r == 0 || r > static_cast<std::size_t>(current_ - base())) return {};
       current_ -= r;
       return {current_, n};
     } else {
-      if (r == 0 || r > static_cast<std::size_t>(end_ - current_)) return {};
+      if (r == 0 || r > static_cast<std::size_t>(limit() - current_)) return {};
       std::byte* const p = current_;
       current_ = p + r;
       return {p, n};
@@ -175,14 +243,14 @@ class Region {
     const std::size_t r = detail::region_round<MinAlign>(n);
     if (r == 0) return {};
     const std::uintptr_t cur = address_of(current_);
-    if constexpr (GrowDownwards) {
-      if (r > static_cast<std::size_t>(current_ - begin_)) return {};
+    if constexpr (down) {
+      if (r > static_cast<std::size_t>(current_ - base())) return {};
       const std::uintptr_t p = round_down(cur - r, a);
-      if (p < address_of(begin_)) return {};
+      if (p < address_of(base())) return {};
       current_ -= cur - p;
       return {current_, n};
     } else {
-      const std::uintptr_t p = align_up(cur, a), e = address_of(end_);
+      const std::uintptr_t p = align_up(cur, a), e = address_of(limit());
       if (p < cur || p > e || r > e - p) return {};
       std::byte* const q = current_ + (p - cur);
       current_ = q + r;
@@ -194,24 +262,24 @@ class Region {
   Block allocate_all() noexcept {
     const std::size_t left = available();
     if (left == 0) return {};
-    if constexpr (GrowDownwards) {
-      current_ = begin_;
-      return {begin_, left};
+    if constexpr (down) {
+      current_ = base();
+      return {base(), left};
     } else {
       std::byte* const p = current_;
-      current_ = end_;
+      current_ = limit();
       return {p, left};
     }
   }
 
   /// Grows the last allocation in place by `delta` bytes; false (and `b` unchanged) for any other block or when
   /// the region has no room. `delta == 0` is true.
-  bool expand(Block& b, std::size_t delta) noexcept requires(!GrowDownwards) {
+  bool expand(Block& b, std::size_t delta) noexcept requires(!down) {
     if (delta == 0) return true;
     if (!b) return false;
     // Checked in release builds too, as deallocate does: a foreign block that happens to end at current_ (one from a
     // region over the memory just below) must not grow into this region (found in review).
-    const bool mine = block_within(b, begin_, capacity());
+    const bool mine = chunk_.holds(b);
     ALLOY_ASSERT(mine, "Region::expand: the block did not come from this region");
     if (!mine) return false;
     if (address_of(b.ptr) + detail::region_round<MinAlign>(b.size) != address_of(current_)) return false;
@@ -227,11 +295,11 @@ class Region {
   /// Gives back `b` if it is the last allocation (true); any other block stays allocated (false).
   bool deallocate(Block b) noexcept {
     if (!b) return true;
-    const bool mine = block_within(b, begin_, capacity());
+    const bool mine = chunk_.holds(b);
     ALLOY_ASSERT(mine, "Region::deallocate: the block did not come from this region");
     if (!mine) return false;
     const std::size_t r = detail::region_round<MinAlign>(b.size);
-    if constexpr (GrowDownwards) {
+    if constexpr (down) {
       if (b.ptr != current_) return false;
       current_ += r;
     } else {
@@ -248,68 +316,43 @@ class Region {
   }
 
   /// Whether `b` lies inside the region's memory (D's rule: allocated or not).
-  Ternary owns(Block b) const noexcept {
-    return to_ternary(b && block_within(b, begin_, capacity()));
-  }
+  Ternary owns(Block b) const noexcept { return chunk_.owns(b); }
 
   Ternary empty() const noexcept { return to_ternary(current_ == start()); }
 
   /// n rounded up to MinAlign, whether or not the region has room (D's goodAllocSize); 0 only when that overflows.
-  std::size_t good_alloc_size(std::size_t n) const noexcept {
-    std::size_t r = 0;
-    return round_up_checked(n, MinAlign, r) ? r : 0;
-  }
+  std::size_t good_alloc_size(std::size_t n) const noexcept { return Chunk::good_alloc_size(n); }
 
   /// Bytes left for allocation.
   std::size_t available() const noexcept {
-    if constexpr (GrowDownwards)
-      return static_cast<std::size_t>(current_ - begin_);
+    if constexpr (down)
+      return static_cast<std::size_t>(current_ - base());
     else
-      return static_cast<std::size_t>(end_ - current_);
+      return static_cast<std::size_t>(limit() - current_);
   }
   /// Bytes of the whole region (allocated or not).
-  std::size_t capacity() const noexcept { return static_cast<std::size_t>(end_ - begin_); }
+  std::size_t capacity() const noexcept { return chunk_.capacity(); }
   /// The first byte of the region's memory (null for a region without memory).
-  void* data() const noexcept { return begin_; }
+  void* data() const noexcept { return chunk_.begin(); }
 
   /// Parent's copy (device memory is copied by its allocator).
   bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept requires has_copy<Parent> {
-    return parent_.copy(dst, src, n, s);
+    return chunk_.parent().copy(dst, src, n, s);
   }
 
-  Parent& parent() noexcept { return parent_; }
-  const Parent& parent() const noexcept { return parent_; }
+  Parent& parent() noexcept { return chunk_.parent(); }
+  const Parent& parent() const noexcept { return chunk_.parent(); }
 
  private:
-  std::byte* start() const noexcept { return GrowDownwards ? end_ : begin_; }
+  std::byte* start() const noexcept { return down ? chunk_.end() : chunk_.begin(); }
+  std::byte* base() const noexcept { return chunk_.begin(); }
+  std::byte* limit() const noexcept { return chunk_.end(); }
 
-  void acquire(std::size_t n) noexcept {
-    const Block b = detail::region_acquire<MinAlign>(parent_, n);
-    if (!b) return;
-    begin_ = static_cast<std::byte*>(b.ptr);
-    end_ = begin_ + b.size;
-    current_ = start();
-    if constexpr (can_own) owned_ = true;
-  }
-
-  void release() noexcept {
-    if constexpr (can_own) {
-      if (owned_) {
-        if constexpr (has_deallocate<Parent>) parent_.deallocate(Block{begin_, capacity()});
-        owned_ = false;
-      }
-      begin_ = end_ = current_ = nullptr;
-    }
-  }
-
-  [[no_unique_address]] Parent parent_{};
-  std::byte* current_ = nullptr;
-  std::byte* end_ = nullptr;
-  std::byte* begin_ = nullptr;
-  [[no_unique_address]] std::conditional_t<can_own, bool, detail::RegionNotOwned> owned_{};
+  std::byte* current_ = nullptr;  // first: the bump pointer at offset 0, as in a hand-written one (W4)
+  Chunk chunk_;
 };
 
-/// SharedRegion<Parent = NullAllocator, MinAlign = platform_alignment, GrowDownwards = false>
+/// SharedRegion<Parent = NullAllocator, MinAlign = platform_alignment, Downwards = GrowDownwards::no>
 ///
 /// Semantics: Region for many threads: the current pointer is a `std::atomic` moved by compare-and-swap, so
 /// allocation is lock-free. Threads racing for the same region get disjoint, adjacent blocks. Constructed like Region
@@ -334,36 +377,33 @@ class Region {
 /// CHECK(b);
 /// CHECK((a.end_address() == alloy::address_of(b.ptr) || b.end_address() == alloy::address_of(a.ptr)));
 /// ```
-template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment, bool GrowDownwards = false>
+template <class Parent = NullAllocator, std::size_t MinAlign = platform_alignment,
+          GrowDownwards Downwards = GrowDownwards::no>
 class SharedRegion {
   static_assert(allocator<Parent>,
                 "SharedRegion: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
                 "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator; NullAllocator, the default, for a "
                 "caller's span)");
   static_assert(is_power_of_two(MinAlign), "SharedRegion: MinAlign must be a power of two");
-  static constexpr bool can_own = !std::is_same_v<Parent, NullAllocator>;
+  using Chunk = detail::RegionChunk<Parent, MinAlign>;
+  static constexpr bool can_own = Chunk::can_own;
+  static constexpr bool down = Downwards == GrowDownwards::yes;
 
  public:
   static constexpr std::size_t alignment = MinAlign;
   static constexpr MemorySpace memory_space = memory_space_of<Parent>();
-  static constexpr bool grows_downwards = GrowDownwards;
+  static constexpr bool grows_downwards = down;
   using parent_type = Parent;
 
   SharedRegion() noexcept requires std::default_initializable<Parent> = default;
-  explicit SharedRegion(std::span<std::byte> store) noexcept requires std::default_initializable<Parent> {
-    std::tie(begin_, end_) = detail::region_interior<MinAlign>(store);
-    current_.store(start(), std::memory_order_relaxed);
-  }
-  explicit SharedRegion(std::size_t n) noexcept requires can_own && std::default_initializable<Parent> {
-    acquire(n);
-  }
-  SharedRegion(Parent parent, std::size_t n) noexcept requires can_own : parent_(std::move(parent)) { acquire(n); }
+  explicit SharedRegion(std::span<std::byte> store) noexcept requires std::default_initializable<Parent>
+      : chunk_(store), current_(start()) {}
+  explicit SharedRegion(std::size_t n) noexcept requires can_own && std::default_initializable<Parent>
+      : chunk_(n), current_(start()) {}
+  SharedRegion(Parent parent, std::size_t n) noexcept requires can_own
+      : chunk_(std::move(parent), n), current_(start()) {}
   SharedRegion(const SharedRegion&) = delete;
   SharedRegion& operator=(const SharedRegion&) = delete;
-  ~SharedRegion() {
-    if constexpr (can_own && has_deallocate<Parent>)
-      if (owned_) parent_.deallocate(Block{begin_, capacity()});
-  }
 
   Block allocate(std::size_t n) noexcept {
     const std::size_t r = detail::region_round<MinAlign>(n);
@@ -371,15 +411,15 @@ class SharedRegion {
     std::byte* cur = current_.load(std::memory_order_relaxed);
     std::byte* next = nullptr;
     do {
-      if constexpr (GrowDownwards) {
-        if (r > static_cast<std::size_t>(cur - begin_)) return {};
+      if constexpr (down) {
+        if (r > static_cast<std::size_t>(cur - base())) return {};
         next = cur - r;
       } else {
-        if (r > static_cast<std::size_t>(end_ - cur)) return {};
+        if (r > static_cast<std::size_t>(limit() - cur)) return {};
         next = cur + r;
       }
     } while (!current_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed));
-    return {GrowDownwards ? next : cur, n};
+    return {down ? next : cur, n};
   }
 
   Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
@@ -392,13 +432,13 @@ class SharedRegion {
     std::byte* result = nullptr;
     do {
       const std::uintptr_t c = address_of(cur);
-      if constexpr (GrowDownwards) {
-        if (r > static_cast<std::size_t>(cur - begin_)) return {};
+      if constexpr (down) {
+        if (r > static_cast<std::size_t>(cur - base())) return {};
         const std::uintptr_t p = round_down(c - r, a);
-        if (p < address_of(begin_)) return {};
+        if (p < address_of(base())) return {};
         next = result = cur - (c - p);
       } else {
-        const std::uintptr_t p = align_up(c, a), e = address_of(end_);
+        const std::uintptr_t p = align_up(c, a), e = address_of(limit());
         if (p < c || p > e || r > e - p) return {};
         result = cur + (p - c);
         next = result + r;
@@ -409,16 +449,16 @@ class SharedRegion {
 
   bool deallocate(Block b) noexcept {
     if (!b) return true;
-    const bool mine = block_within(b, begin_, capacity());
+    const bool mine = chunk_.holds(b);
     ALLOY_ASSERT(mine, "SharedRegion::deallocate: the block did not come from this region");
     if (!mine) return false;
     const std::size_t r = detail::region_round<MinAlign>(b.size);
     std::byte* const p = static_cast<std::byte*>(b.ptr);
     // A block whose rounded size runs past the end was never handed out whole (and p + r would point past the
     // buffer): not the last allocation.
-    if (r > static_cast<std::size_t>(end_ - p)) return false;
-    std::byte* expected = GrowDownwards ? p : p + r;
-    std::byte* const next = GrowDownwards ? p + r : p;
+    if (r > static_cast<std::size_t>(limit() - p)) return false;
+    std::byte* expected = down ? p : p + r;
+    std::byte* const next = down ? p + r : p;
     return current_.compare_exchange_strong(expected, next, std::memory_order_acq_rel, std::memory_order_relaxed);
   }
 
@@ -427,43 +467,31 @@ class SharedRegion {
     return true;
   }
 
-  Ternary owns(Block b) const noexcept { return to_ternary(b && block_within(b, begin_, capacity())); }
+  Ternary owns(Block b) const noexcept { return chunk_.owns(b); }
   Ternary empty() const noexcept { return to_ternary(current_.load(std::memory_order_acquire) == start()); }
   /// As Region's: n rounded up to MinAlign, whether or not the region has room; 0 only when that overflows.
-  std::size_t good_alloc_size(std::size_t n) const noexcept {
-    std::size_t r = 0;
-    return round_up_checked(n, MinAlign, r) ? r : 0;
-  }
+  std::size_t good_alloc_size(std::size_t n) const noexcept { return Chunk::good_alloc_size(n); }
   /// Bytes left for allocation (a snapshot).
   std::size_t available() const noexcept {
     std::byte* const cur = current_.load(std::memory_order_acquire);
-    return static_cast<std::size_t>(GrowDownwards ? cur - begin_ : end_ - cur);
+    return static_cast<std::size_t>(down ? cur - base() : limit() - cur);
   }
-  std::size_t capacity() const noexcept { return static_cast<std::size_t>(end_ - begin_); }
-  void* data() const noexcept { return begin_; }
+  std::size_t capacity() const noexcept { return chunk_.capacity(); }
+  void* data() const noexcept { return chunk_.begin(); }
 
   bool copy(void* dst, const void* src, std::size_t n, stream_view s) noexcept requires has_copy<Parent> {
-    return parent_.copy(dst, src, n, s);
+    return chunk_.parent().copy(dst, src, n, s);
   }
-  Parent& parent() noexcept { return parent_; }
+  Parent& parent() noexcept { return chunk_.parent(); }
+  const Parent& parent() const noexcept { return chunk_.parent(); }
 
  private:
-  std::byte* start() const noexcept { return GrowDownwards ? end_ : begin_; }
-  void acquire(std::size_t n) noexcept {
-    const Block b = detail::region_acquire<MinAlign>(parent_, n);
-    if (b) {
-      begin_ = static_cast<std::byte*>(b.ptr);
-      end_ = begin_ + b.size;
-      owned_ = true;
-    }
-    current_.store(start(), std::memory_order_relaxed);
-  }
+  std::byte* start() const noexcept { return down ? chunk_.end() : chunk_.begin(); }
+  std::byte* base() const noexcept { return chunk_.begin(); }
+  std::byte* limit() const noexcept { return chunk_.end(); }
 
-  [[no_unique_address]] Parent parent_{};
+  Chunk chunk_;
   std::atomic<std::byte*> current_{nullptr};
-  std::byte* begin_ = nullptr;
-  std::byte* end_ = nullptr;
-  bool owned_ = false;
 };
 
 /// InSituRegion<Size, MinAlign = platform_alignment>
@@ -490,7 +518,7 @@ template <std::size_t Size, std::size_t MinAlign = platform_alignment>
 class InSituRegion {
   static_assert(is_power_of_two(MinAlign), "InSituRegion: MinAlign must be a power of two");
   static_assert(Size >= MinAlign, "InSituRegion: Size must be at least MinAlign");
-  using Impl = Region<NullAllocator, MinAlign, true>;
+  using Impl = Region<NullAllocator, MinAlign, GrowDownwards::yes>;
 
  public:
   static constexpr std::size_t alignment = MinAlign;

@@ -34,6 +34,9 @@ struct Block {
 /// Whether a block allocator may serve a request with more than one of its blocks (D's `Flag!"multiblock"`).
 enum class Multiblock : bool { no = false, yes = true };
 
+/// Whether a region hands out memory from the end of its chunk downwards (D's `Flag!"growDownwards"`).
+enum class GrowDownwards : bool { no = false, yes = true };
+
 /// The alignment that `malloc` guarantees: 16 on x86-64, as D's `platformAlignment`.
 inline constexpr std::size_t platform_alignment = alignof(std::max_align_t);
 /// A template parameter whose value is given to the constructor instead (D's `chooseAtRuntime`).

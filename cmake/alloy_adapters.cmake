@@ -8,7 +8,7 @@ set(_alloy_adapters_src ${CMAKE_CURRENT_SOURCE_DIR}/adapters)
 # --- CallbackTable: a test program written in C, linked to a C++ unit that makes the tables.
 include(CheckLanguage)
 check_language(C)
-if(CMAKE_C_COMPILER)
+if(CMAKE_C_COMPILER AND ALLOY_TEST_SCOPE STREQUAL "all")
   enable_language(C)
   add_library(alloy_adapters_callback_stacks STATIC ${_alloy_adapters_src}/callback_stacks.cpp)
   target_link_libraries(alloy_adapters_callback_stacks PRIVATE alloy::alloy)

@@ -7,9 +7,12 @@
 # the real runtime carries the label gpu and exists only with ALLOY_GPU_TESTS, on by default where nvidia-smi sees a
 # GPU at configure time; tools/gpu_check.sh prepare turns it on). `// needs: cuda-standin`: only the stand-in build (a test of the
 # stand-in itself, or one that needs a device's answers), ctest test <name>.
-# A test labelled `heavy` (long randomized runs) is compiled with ALLOY_HEAVY_TEST_FLAGS added after the preset's
-# flags: the asan preset builds everything at -O0, which compiles about 4x faster under the sanitizers, and only
-# these tests at -O1, where they run about 4x faster.
+# ALLOY_TEST_SCOPE `compiler` (tools/test.sh sets it for the g++ default preset when the clang asan preset runs in the
+# same session): only the tests whose outcome depends on the compiler or the CUDA toolkit are built, i.e. the ones
+# with a `// needs: cuda...` line (their CUDA paths under g++'s evaluation order, and the builds over the real
+# runtime), the header checks (every header and doc example accepted by g++), compile_fail, the package tests, the
+# nvcc kernel tests and .cu examples. The other host tests are built once, by the asan preset. `all` (the default)
+# builds everything.
 # Whether to build the real-runtime tests that need a device (`// needs: cuda device`): where nvidia-smi sees a GPU.
 if(NOT DEFINED ALLOY_GPU_TESTS)
   execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi OUTPUT_QUIET ERROR_QUIET)
@@ -21,7 +24,11 @@ if(NOT DEFINED ALLOY_GPU_TESTS)
   set(ALLOY_GPU_TESTS ${_gpu} CACHE BOOL "build the real-runtime tests that need a GPU (default: nvidia-smi sees one)")
 endif()
 
-set(ALLOY_HEAVY_TEST_FLAGS "" CACHE STRING "extra compile flags for tests labelled heavy (the asan preset: -O1)")
+set(ALLOY_TEST_SCOPE all CACHE STRING "all: every test; compiler: only those that depend on the compiler or CUDA")
+set_property(CACHE ALLOY_TEST_SCOPE PROPERTY STRINGS all compiler)
+if(NOT ALLOY_TEST_SCOPE MATCHES "^(all|compiler)$")
+  message(FATAL_ERROR "ALLOY_TEST_SCOPE must be all or compiler, not '${ALLOY_TEST_SCOPE}'")
+endif()
 function(alloy_add_doctest src)
   get_filename_component(name ${src} NAME_WE)
   file(STRINGS ${src} _labels_line REGEX "^// ctest-labels:" LIMIT_COUNT 1)
@@ -53,7 +60,7 @@ function(alloy_add_doctest src)
     if(TARGET alloy::cuda_standin)
       list(APPEND variants "${name}_standin|alloy::cuda_standin|standin")
     endif()
-  else()
+  elseif(ALLOY_TEST_SCOPE STREQUAL "all")
     list(APPEND variants "${name}||")
   endif()
   foreach(v IN LISTS variants)
@@ -71,10 +78,6 @@ function(alloy_add_doctest src)
     set_tests_properties(${tname} PROPERTIES SKIP_RETURN_CODE 77)
     if(tlabels)
       set_tests_properties(${tname} PROPERTIES LABELS "${tlabels}")
-    endif()
-    if(ALLOY_HEAVY_TEST_FLAGS AND "heavy" IN_LIST tlabels)
-      separate_arguments(_heavy UNIX_COMMAND "${ALLOY_HEAVY_TEST_FLAGS}")
-      target_compile_options(test_${tname} PRIVATE ${_heavy})
     endif()
   endforeach()
 endfunction()

@@ -23,6 +23,9 @@
 #include "support/rng.hpp"
 #include "support/test_length.hpp"
 
+// The racing tests' iterations: 5 x 10^5 under ALLOY_TEST_LONG (support/test_length.hpp), a tenth in CI.
+static const std::size_t racing_steps = alloy::test::test_length(500'000);
+
 using alloy::Block;
 using alloy::choose_at_runtime;
 using alloy::Mallocator;
@@ -316,7 +319,7 @@ TEST_CASE("SharedBitmappedBlock: aligned_allocate does not make a lock-free allo
     }
   });
   long failures = 0;
-  for (int i = 0; i < 200'000; ++i) {
+  for (std::size_t i = 0; i < racing_steps; ++i) {
     const Block y = a.allocate(64);
     if (!y) {
       ++failures;
@@ -361,7 +364,7 @@ static void race_multi_against_single(std::size_t lo, std::size_t hi, std::size_
   });
   while (!running.load()) std::this_thread::yield();  // race from the first iteration on
   long failures = 0, successes = 0;
-  for (int i = 0; i < 500'000; ++i) {
+  for (std::size_t i = 0; i < racing_steps; ++i) {
     const Block x = a.allocate(k * 64);
     if (!x) {
       ++failures;
@@ -374,7 +377,7 @@ static void race_multi_against_single(std::size_t lo, std::size_t hi, std::size_
   stop.store(true);
   t.join();
   if (never_fails) CHECK(failures == 0);  // (the last case may fail throughout, while the other thread sleeps on 64)
-  CHECK(successes + failures == 500'000);
+  CHECK(successes + failures == static_cast<long>(racing_steps));
   CHECK(misplaced.load() == 0);
   for (Block b : held) CHECK(a.deallocate(b));
   CHECK(a.empty() == Ternary::yes);  // no bit left behind by a claim that failed halfway
@@ -411,7 +414,7 @@ TEST_CASE("SharedBitmappedBlock: aligned_allocate racing single blocks retries t
   });
   while (!running.load()) std::this_thread::yield();
   long failures = 0, misplaced = 0;
-  for (int i = 0; i < 500'000; ++i) {
+  for (std::size_t i = 0; i < racing_steps; ++i) {
     const Block x = a.aligned_allocate(64, 128);
     if (!x) {
       ++failures;

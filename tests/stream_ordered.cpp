@@ -27,6 +27,7 @@ using alloy::test::Stream;
 
 #include "cuda/skip.hpp"
 #include "support/rng.hpp"
+#include "support/test_length.hpp"
 #ifdef ALLOY_CUDA_STANDIN
 #include <cuda_standin.hpp>
 #endif
@@ -413,11 +414,12 @@ TEST_CASE("device_buffer over SharedStreamOrdered: allocates and frees on the bu
 
 #ifdef ALLOY_CUDA_STANDIN
 TEST_CASE("stream-order checker over 4 streams and 4 threads: StreamOrdered finds no violation, the bare stack many") {
-  // 10^6 allocations and frees in all; 10^5 under the tsan preset, where every stand-in call is slower.
+  // 10^6 allocations and frees in all under ALLOY_TEST_LONG (support/test_length.hpp), a tenth in CI; a tenth of
+  // that under ThreadSanitizer, where every stand-in call is slower.
 #if defined(__SANITIZE_THREAD__)
-  const std::size_t per_thread = 25000;
+  const std::size_t per_thread = alloy::test::test_length(25000);
 #else
-  const std::size_t per_thread = 250000;
+  const std::size_t per_thread = alloy::test::test_length(250000);
 #endif
   std::vector<Stream> owned(4);
   std::vector<cudaStream_t> streams;

@@ -11,6 +11,7 @@
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 
+#include "support/test_length.hpp"
 #include "../benchmarks/w3_floor.hpp"
 #include "support/rng.hpp"
 
@@ -55,12 +56,13 @@ void lockstep(std::size_t arena, std::size_t slots, std::size_t steps, std::uint
 }  // namespace
 
 TEST_CASE("W3 floor: the same offsets as BitmappedBlock<64, 64, Mallocator> on W3's 4 MiB arena") {
-  lockstep(4 << 20, 2048, 1'000'000, 0x9E3779B97F4A7C15ull, false);
+  lockstep(4 << 20, 2048, alloy::test::test_length(1'000'000), 0x9E3779B97F4A7C15ull, false);
 }
 
 TEST_CASE("W3 floor: the same offsets and failures on small arenas that run out") {
   for (std::size_t words : {1u, 2u, 3u, 16u, 40u})
-    lockstep(words * 64 * 64, words <= 16 ? 1024 : 256, 200'000, 0x1234567ull + words, words <= 16);
+    lockstep(words * 64 * 64, words <= 16 ? 1024 : 256, alloy::test::test_length(200'000), 0x1234567ull + words,
+             words <= 16);
 }
 
 namespace {
@@ -133,8 +135,8 @@ void bound_lockstep(std::size_t arena, std::size_t slots, std::size_t steps, std
 }  // namespace
 
 TEST_CASE("W3 bounds: given the floor's first fits, both keep the floor's bitmap; the summary bound, bytes at least the floor's") {
-  bound_lockstep<alloy_bench::Upkeep::summary>(4 << 20, 2048, 300'000, 0x9E3779B97F4A7C15ull);
-  bound_lockstep<alloy_bench::Upkeep::bits>(4 << 20, 2048, 300'000, 0x9E3779B97F4A7C15ull);
+  bound_lockstep<alloy_bench::Upkeep::summary>(4 << 20, 2048, alloy::test::test_length(300'000), 0x9E3779B97F4A7C15ull);
+  bound_lockstep<alloy_bench::Upkeep::bits>(4 << 20, 2048, alloy::test::test_length(300'000), 0x9E3779B97F4A7C15ull);
   // an arena that runs out: the failures are given too
   bound_lockstep<alloy_bench::Upkeep::summary>(3 * 64 * 64, 1024, 100'000, 0x1234567ull);
   bound_lockstep<alloy_bench::Upkeep::bits>(3 * 64 * 64, 1024, 100'000, 0x1234567ull);

@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh
 ensure_packages cmake ninja-build g++ libboost-dev doctest-dev libbenchmark-dev libfoonathan-memory-dev \
-  ldc gnuplot-nox python3 valgrind libmimalloc-dev
+  ldc gnuplot-nox python3 valgrind libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "=== alloy: examples ==="
-cmake --preset default >/dev/null
+cmake --preset default -DALLOY_TEST_SCOPE=all >/dev/null  # tools/test.sh may have scoped this build
 examples=$(cmake --build --preset default --target help | sed -n 's/^\(example_[A-Za-z0-9_]*\):.*/\1/p' | sort -u)
 cmake --build --preset default -j "$jobs" --target $examples
 ctest --preset default -L example --output-on-failure

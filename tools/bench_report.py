@@ -691,9 +691,9 @@ def summary_section(runs):
         L.append(gp)
     if slower:
         ws = sorted({w for w, _, _ in slower})
-        L.append("- **Slower** (%s): the single-arena and list stacks of the rows above are not general-purpose "
-                 "mallocs; for mixed sizes use the `GeneralPurpose` composition, or alloy for what malloc does not "
-                 "give (an arena of your own, `owns`, freeing everything at once, device memory)." % "; ".join(
+        L.append("- **Slower** (%s): those stacks are built for one pattern, not as general-purpose mallocs; for "
+                 "mixed sizes use the `GeneralPurpose` composition above, or alloy for what malloc does not give (an "
+                 "arena of your own, `owns`, freeing everything at once, device memory)." % "; ".join(
                      "%s %s than %s" % (w, speed_words(r), n) for w, n, r in slower))
     L.append("- std::pmr is the C++ standard's pool (W1-W3, W5) or monotonic (W4) resource, foonathan is "
              "foonathan/memory's `memory_pool` (W1, W2) or `memory_stack` (W4), and D is the same workload written "
@@ -758,8 +758,9 @@ def write_markdown(res, path, chart_rel, json_rel):
     L.append("")
     L.append("In the tables below, ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is "
              "faster than that anchor. ns/op is the median; ±x% is the coefficient of variation across the "
-             "repetitions. Kind *anchor* is another library, *floor* and *bound* are hand-written reference loops "
-             "(not libraries; [workloads.md](workloads.md#reference-loops-floors-and-bounds)), *alloy* is alloy.")
+             "repetitions. Kind *anchor* is another library, *floor*, *bound* and *loop* (W3's null row) are "
+             "hand-written reference loops (not libraries; [workloads.md](workloads.md#reference-loops-floors-and-"
+             "bounds)), *alloy* is alloy.")
     L.append("")
 
     for w in WORKLOADS:
@@ -926,8 +927,9 @@ ABBREVIATIONS = (
     "floor (1 word) = one bitmap word with its blocks inline; floor (1 word, arena) = the same over the W1 arena; "
     "floor (bump) = a bump pointer; floor (summary) = BitmappedBlock search alone.",
     "bound (upkeep) / bound (bitmap) = the W3 floor with every first fit given in advance, keeping bitmap and summary "
-    "/ the bitmap only. null (loop) = W3 with one static buffer for every request: the loop alone. "
-    "alloy GeneralPurpose = the showcase (docs/cookbook.md). The workloads: docs/workloads.md",
+    "/ the bitmap only. The workloads: docs/workloads.md",
+    "null (loop) = W3 with one static buffer for every request: the loop alone. alloy GeneralPurpose = size-class "
+    "free lists over regions, malloc above 512 B (docs/cookbook.md).",
 )
 
 
@@ -958,7 +960,7 @@ def write_chart(res, png):
             script.append("set label %d '%s' at screen 0.07,%g left front" % (k + 1, q(text), y))
         for k, line in enumerate(ABBREVIATIONS):
             script.append("set label %d '%s' at screen 0.05,%g left front font ',9'" % (10 + k, q(line),
-                                                                                         0.066 - 0.018 * k))
+                                                                                         0.075 - 0.016 * k))
         for w in WORKLOADS:
             rows = workload_rows(runs, w)
             if not rows:

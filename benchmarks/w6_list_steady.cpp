@@ -15,7 +15,8 @@ namespace alloy_bench {
 namespace {
 
 /// glibc malloc: the bytes the heap holds from the system (sbrk arena + mmapped chunks, from mallinfo2), sampled every
-/// 1024 steps. (Not measured for mimalloc, jemalloc and tcmalloc: mimalloc's commit statistics do not move at this size; those rows have ns/op only.) A heap keeps what earlier benchmarks freed, so
+/// 1024 steps. (Not measured for mimalloc, jemalloc and tcmalloc, whose statistics are not glibc's: those rows have
+/// ns/op only.) A heap keeps what earlier benchmarks freed, so
 /// the stats pass runs in a fresh process (`alloy_bench --w6-malloc-peak`, the binary found through /proc/self/exe) whose
 /// heap starts empty; the growth over the pass is the peak held.
 struct MallocW6 {

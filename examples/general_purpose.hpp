@@ -56,7 +56,8 @@ class GeneralPurpose {
 
   static constexpr std::size_t alignment = Stack::alignment;
 
-  GeneralPurpose() noexcept : stack_(Small([this](std::size_t) { return Bucket(alloy::Ref<Pool>(pool_)); }), Parent{}) {}
+  GeneralPurpose() noexcept
+      : stack_(Small([this](std::size_t) { return Bucket(alloy::Ref<Pool>(pool_)); }), Parent{}) {}
   GeneralPurpose(const GeneralPurpose&) = delete;
   GeneralPurpose& operator=(const GeneralPurpose&) = delete;
 

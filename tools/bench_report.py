@@ -529,8 +529,8 @@ METHOD = """\
 - One byte is written into every block and its address folded into a sink; each allocator object escapes before the
   loop, so that no stack (the hand-written floors included) keeps its state in registers across the byte stores.
 - Anchors run in the same binary and the same run (mimalloc, jemalloc, tcmalloc: the same code linked against
-  libmimalloc, libjemalloc or libtcmalloc_minimal, which override malloc, checked at start-up; Phobos: the same workloads in D, `ldc2 -O2 -release`, run by the same report
-  right after). **Compare ratios, not absolute times**: on a shared machine a cell can move 30-100% between runs.
+  libmimalloc, libjemalloc or libtcmalloc_minimal, which override malloc, checked at start-up; Phobos: the same
+  workloads in D, `ldc2 -O2 -release`, run by the same report right after). **Compare ratios, not absolute times**: on a shared machine a cell can move 30-100% between runs.
 - W4's stacks that work over a caller's memory (Region<>, pmr monotonic, foonathan memory_stack through a span block
   allocator, the bump pointer, D's Region) share one 256 MiB arena touched once before any timing; glibc malloc has
   no deallocate_all, so its adapter records each pointer (in a vector reserved beforehand) and frees them one by one.

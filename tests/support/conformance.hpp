@@ -325,7 +325,8 @@ void check_allocator(Make make) {
     auto a = make();
     constexpr std::size_t al = A::alignment;
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000},
-                          std::size_t{1} << 20, std::size_t{1} << 40, std::size_t{PTRDIFF_MAX} - al + 1, std::size_t{PTRDIFF_MAX} + 1,
+                          std::size_t{1} << 20, std::size_t{1} << 40, std::size_t{PTRDIFF_MAX} - al + 1,
+                          std::size_t{PTRDIFF_MAX} + 1,
                           SIZE_MAX - al + 1, SIZE_MAX - al + 2, SIZE_MAX}) {
       CAPTURE(n);
       const std::size_t g = alloy::good_alloc_size(a, n);

@@ -15,6 +15,12 @@
 #ifdef ALLOY_BENCH_MIMALLOC
 #include <mimalloc.h>
 #endif
+#ifdef ALLOY_BENCH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+#ifdef ALLOY_BENCH_TCMALLOC
+#include <gperftools/malloc_extension_c.h>
+#endif
 
 namespace alloy_bench {
 int w6_malloc_peak_main();  // w6_list_steady.cpp
@@ -45,6 +51,28 @@ int main(int argc, char** argv) {
     void* p = std::malloc(64);
     if (!mi_is_in_heap_region(p)) {
       std::fprintf(stderr, "alloy_bench_mimalloc: malloc is not mimalloc's; refusing to report it as mimalloc\n");
+      return 1;
+    }
+    std::free(p);
+  }
+#endif
+#ifdef ALLOY_BENCH_JEMALLOC
+  {  // the same check for jemalloc: its arena lookup knows only pointers from its own heap
+    void* p = std::malloc(64);
+    unsigned arena = 0;
+    std::size_t sz = sizeof arena;
+    if (mallctl("arenas.lookup", &arena, &sz, &p, sizeof p) != 0) {
+      std::fprintf(stderr, "alloy_bench_jemalloc: malloc is not jemalloc's; refusing to report it as jemalloc\n");
+      return 1;
+    }
+    std::free(p);
+  }
+#endif
+#ifdef ALLOY_BENCH_TCMALLOC
+  {  // and for tcmalloc: it owns only what its own malloc handed out
+    void* p = std::malloc(64);
+    if (MallocExtension_GetOwnership(p) != MallocExtension_kOwned) {
+      std::fprintf(stderr, "alloy_bench_tcmalloc: malloc is not tcmalloc's; refusing to report it as tcmalloc\n");
       return 1;
     }
     std::free(p);

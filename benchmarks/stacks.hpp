@@ -66,6 +66,9 @@
 #else
 #define ALLOY_BENCH_HAVE_ALLOCATOR_LIST 0
 #endif
+#ifndef ALLOY_BENCH_MALLOC_ONLY
+#include "../examples/general_purpose.hpp"  // the showcase: one type shared with examples/general_purpose.cpp
+#endif
 
 namespace alloy_bench {
 
@@ -328,6 +331,22 @@ struct FloorWordArena {
   static constexpr bool anchor = true;
   static auto make(std::size_t arena) { return FloorOneWordArena(w4_arena(arena)); }
 };
+/// W3's null row: every request gets the same static buffer and nothing is kept, so the row measures W3's loop alone
+/// (the generator, the slot loads, the 50% branch on the slot, the byte write, the sink). The buffer is reached
+/// through a member, as any allocator reaches its memory. Every W3 stack is reported gross and net of this row.
+struct NullLoopAllocator {
+  static constexpr std::size_t alignment = 64;
+  alignas(64) static inline unsigned char buffer[512];
+  unsigned char* p = buffer;
+  Block allocate(std::size_t n) noexcept { return {p, n}; }
+  bool deallocate(Block) noexcept { return true; }
+};
+struct NullLoop {
+  static constexpr const char* name = "null: one static buffer (the loop alone)";
+  static constexpr const char* kind = "loop";
+  static auto make(std::size_t) { return NullLoopAllocator{}; }
+};
+
 /// W3's design floor (w3_floor.hpp): BitmappedBlock's search structure and exact first fit with nothing else.
 using FloorSummaryFirstFit = Stack<SummaryFirstFitFloor, "floor: first fit over summary bytes", true>;
 struct FloorBumpPointer {
@@ -373,6 +392,17 @@ using AlloyW3 = mp_list<>;
 using AlloyW5 = mp_list<>;
 #endif
 
+#ifndef ALLOY_BENCH_MALLOC_ONLY
+/// The showcase, a general-purpose allocator in one type (examples/general_purpose.hpp, docs/cookbook.md): 16-byte
+/// size classes of free lists over a growing pool of 32 KiB regions, malloc above 512 bytes.
+inline constexpr char GeneralPurposeName[] = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)";
+struct GeneralPurposeStack {
+  static constexpr const char* name = GeneralPurposeName;
+  static constexpr bool anchor = false;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurpose<>{}; }
+};
+#endif
+
 #if ALLOY_BENCH_HAVE_REGION
 struct RegionOverSpan {
   static constexpr const char* name = "Region<> over a span";
@@ -397,7 +427,8 @@ using W5Stacks = mp_list<GlibcMalloc>;
 #else
 using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord, FloorWordArena>, AlloyW12>;
 using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
-using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool, FloorSummaryFirstFit>, AlloyW3>;
+using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool, FloorSummaryFirstFit, NullLoop>, AlloyW3,
+                           mp_list<GeneralPurposeStack>>;
 /// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).
 using W3ArenaStacks = AlloyW3;
 using W4Stacks = mp_append<mp_list<GlibcMallocTracked, PmrMonotonic>, FoonathanW4, mp_list<FloorBumpPointer>, AlloyW4>;

@@ -15,7 +15,8 @@ namespace alloy_bench {
 namespace {
 
 /// glibc malloc: the bytes the heap holds from the system (sbrk arena + mmapped chunks, from mallinfo2), sampled every
-/// 1024 steps. (Not measured for mimalloc: its commit statistics do not move at this size; that row has ns/op only.) A heap keeps what earlier benchmarks freed, so
+/// 1024 steps. (Not measured for mimalloc, jemalloc and tcmalloc, whose statistics are not glibc's: those rows have
+/// ns/op only.) A heap keeps what earlier benchmarks freed, so
 /// the stats pass runs in a fresh process (`alloy_bench --w6-malloc-peak`, the binary found through /proc/self/exe) whose
 /// heap starts empty; the growth over the pass is the peak held.
 struct MallocW6 {
@@ -23,7 +24,7 @@ struct MallocW6 {
   static constexpr bool anchor = true;
   static auto make(std::size_t) { return MallocAdapter{}; }
   static std::size_t system_bytes() {
-#if defined(__GLIBC__) && !defined(ALLOY_BENCH_MIMALLOC)
+#if defined(__GLIBC__) && !defined(ALLOY_BENCH_NOT_GLIBC)
     const auto mi = mallinfo2();
     return mi.arena + mi.hblkhd;
 #else
@@ -78,7 +79,19 @@ struct ListOfBitmapped {
   static std::size_t peak_held() { return CountingMallocator::peak; }  // exact: counted at every parent call
   static constexpr std::size_t sample_every = 1u << 30;
 };
-using W6Stacks = mp_list<MallocW6, ListOfBitmapped>;
+/// The showcase (examples/general_purpose.hpp) over the same counting parent: its regions, the list's nodes and
+/// the blocks above 512 bytes all come from CountingMallocator, so its peak held is exact.
+struct GeneralPurposeW6 {
+  static constexpr const char* name = GeneralPurposeName;
+  static constexpr bool anchor = false;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurpose<CountingMallocator>{}; }
+  template <class A>
+  static void sample(A&) {}
+  static void begin_stats() { CountingMallocator::peak = CountingMallocator::held; }
+  static std::size_t peak_held() { return CountingMallocator::peak; }
+  static constexpr std::size_t sample_every = 1u << 30;
+};
+using W6Stacks = mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6>;
 #else
 using W6Stacks = mp_list<MallocW6>;
 #endif
@@ -141,7 +154,7 @@ void w6_bench(benchmark::State& state) {
     }
     report(state, ns, static_cast<double>(w3_steps));
     state.counters["failures"] = benchmark::Counter(static_cast<double>(r.failures));
-#ifndef ALLOY_BENCH_MIMALLOC  // the mimalloc row has ns/op only (see MallocW6)
+#ifndef ALLOY_BENCH_NOT_GLIBC  // the mimalloc, jemalloc and tcmalloc rows have ns/op only (see MallocW6)
     std::pair<std::size_t, std::size_t> peaks{0, 0};
     if constexpr (requires { S::fresh_process; }) {
       peaks = w6_peaks_in_fresh_process();

@@ -45,8 +45,12 @@ TEST_CASE("MmapAllocator: whole pages, zero-filled, unmapped on deallocate") {
   CHECK(m.good_alloc_size(1) == page);
   CHECK(m.good_alloc_size(page + 1) == 2 * page);
   CHECK(m.good_alloc_size(SIZE_MAX - page + 2) == 0);  // rounding overflows
-  CHECK(m.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == 0);  // allocate refuses more than PTRDIFF_MAX bytes
+  // Above PTRDIFF_MAX the hint is still the rounding (0 only when it overflows); allocate refuses such sizes.
+  CHECK(m.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == std::size_t{PTRDIFF_MAX} + 1);
+  CHECK(m.good_alloc_size(SIZE_MAX - page + 1) == SIZE_MAX - page + 1);
   CHECK(m.good_alloc_size(std::size_t{PTRDIFF_MAX} - page + 1) == std::size_t{PTRDIFF_MAX} + 1 - page);
+  CHECK(!m.allocate(std::size_t{PTRDIFF_MAX} + 1));
+  CHECK(!m.aligned_allocate(std::size_t{PTRDIFF_MAX} + 1, 2 * page));
   CHECK(!m.allocate(0));
   CHECK(!m.allocate(SIZE_MAX));
   CHECK(!m.allocate(SIZE_MAX / 2 + 1));

@@ -18,12 +18,14 @@ static_assert(alloy::has_copy<NoAccessAllocator> && alloy::has_owns<NoAccessAllo
 
 TEST_CASE("NoAccessAllocator: conformance") { alloy::test::check_allocator([] { return NoAccessAllocator{}; }); }
 
-TEST_CASE("NoAccessAllocator: good_alloc_size is 0 where allocate must fail") {
+TEST_CASE("NoAccessAllocator: good_alloc_size is the page rounding, 0 only when it overflows") {
   const NoAccessAllocator a;
   CHECK(a.good_alloc_size(1) == 4096);
-  CHECK(a.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == 0);
+  CHECK(a.good_alloc_size(std::size_t{PTRDIFF_MAX} + 1) == std::size_t{PTRDIFF_MAX} + 1);  // no object fits, but
+  CHECK(a.good_alloc_size(SIZE_MAX - 4095) == SIZE_MAX - 4095);                           // the hint still rounds
   CHECK(a.good_alloc_size(SIZE_MAX) == 0);
-  CHECK(!a.allocate(std::size_t{PTRDIFF_MAX} + 1));
+  CHECK(!a.allocate(std::size_t{PTRDIFF_MAX} + 1));  // allocate is what refuses
+  CHECK(!a.allocate(SIZE_MAX - 4095));
 }
 
 TEST_CASE("NoAccessAllocator: randomized, contents through copy only") {

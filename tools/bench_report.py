@@ -85,7 +85,8 @@ def build(build_dir, jobs):
                               stdout=subprocess.PIPE, text=True).stdout
     run(["cmake", "--build", build_dir, "-j", str(jobs), "--target", "alloy_bench"], cwd=ROOT)
     built = ["alloy_bench"]
-    for t in ("alloy_bench_mimalloc", "alloy_bench_phobos", "alloy-replay"):  # optional: a failure is noted, not fatal
+    for t in ("alloy_bench_mimalloc", "alloy_bench_jemalloc", "alloy_bench_tcmalloc", "alloy_bench_phobos",
+              "alloy-replay"):  # optional: a failure is noted, not fatal
         if re.search(r"^%s:" % t, help_out, re.M):
             if subprocess.run(["cmake", "--build", build_dir, "-j", str(jobs), "--target", t], cwd=ROOT).returncode == 0:
                 built.append(t)
@@ -291,6 +292,21 @@ def fmt_bytes(x):
     return "%d B" % x
 
 
+def fmt_net(x):
+    return "%.2f" % x if abs(x) < 10 else "%.1f" % x
+
+
+def fmt_net_ratio(a, b):
+    """net / net: only meaningful when the anchor's net is clearly above zero."""
+    return "-" if b <= 0.05 else fmt_ratio(a / b) if a >= 0 else "< 0"
+
+
+def net_base(runs, w):
+    """The null row's ns/op for workload w (W3): the loop alone; None where the row did not run."""
+    r = runs.get(w + "/" + NULL_ROW)
+    return r["ns_per_op"] if r else None
+
+
 def split(name):
     w, _, stack = name.partition("/")
     return w, stack
@@ -320,7 +336,12 @@ SHORT = [
     (r"^SharedBitmappedBlock<64,64,Mallocator>$", "alloy SharedBB multi"),
     (r"^Region<> over a span$", "alloy Region<>"),
     (r"^AllocatorList<1 MiB BitmappedBlock<64>>$", "alloy AllocatorList"),
+    (r"^null: one static buffer \(the loop alone\)$", "null (loop)"),
+    (r"^GeneralPurpose \(", "alloy GeneralPurpose"),
 ]
+NULL_ROW = "null: one static buffer (the loop alone)"
+GP = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)"
+MALLOCS = ["glibc malloc", "mimalloc", "jemalloc", "tcmalloc"]  # the general-purpose mallocs (anchors)
 
 
 def short(stack):
@@ -336,6 +357,8 @@ def kind(stack, r):
         return "alloy"
     if r["label"] == "bound" or stack.startswith("bound:"):
         return "bound"
+    if r["label"] == "loop":
+        return "loop"
     return "floor" if stack.startswith("floor:") else "anchor"
 
 
@@ -345,7 +368,72 @@ def workload_rows(runs, w):
     return [x for x in rows if x[1]["label"] == "anchor"] + [x for x in rows if x[1]["label"] != "anchor"]
 
 
-def targets(runs, cg):
+def replay_rows(md):
+    """{trace: {stack: (ns/op, peak held as printed)}} from alloy-replay's markdown."""
+    out, trace = {}, None
+    for line in (md or "").splitlines():
+        m = re.match(r"^#+ (\S+\.csv)\s*$", line)
+        if m:
+            trace = m.group(1)
+            out[trace] = {}
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if trace and len(cells) >= 3 and cells[0] not in ("stack", "") and not cells[0].startswith("---"):
+            try:
+                out[trace][cells[0]] = (float(cells[1]), cells[2])
+            except ValueError:
+                pass
+    return out
+
+
+def showcase_targets(runs, cg, replay_md):
+    """Issue 22's goals for the showcase (docs/cookbook.md): W3 net of the loop against the mallocs, W6's peak held
+    against glibc's, and every shipped trace against glibc malloc."""
+    out = []
+    null, g = net_base(runs, "W3"), runs.get("W3/" + GP)
+    cg_null, cg_g = cg.get("W3/" + NULL_ROW, {}).get("instructions_per_op"), cg.get("W3/" + GP, {}).get(
+        "instructions_per_op")
+
+    def net_ns(m):
+        r = runs.get("W3/" + m)
+        return None if r is None or null is None else r["ns_per_op"] - null
+
+    def net_ir(m):
+        r = cg.get("W3/" + m)
+        return None if r is None or cg_null is None else r["instructions_per_op"] - cg_null
+
+    gn = None if g is None or null is None else g["ns_per_op"] - null
+    gi = None if cg_g is None or cg_null is None else cg_g - cg_null
+    for what, val, fmt in (("ns/op (this run)", (gn, net_ns), "%.2f ns"), ("instructions/op (callgrind)",
+                                                                           (gi, net_ir), "%.1f")):
+        mine, of = val
+        mi = of("mimalloc")
+        out.append(("W3 GeneralPurpose, net of the loop, %s: at most 0.5x mimalloc's" % what,
+                    "-" if mine is None or mi is None else (fmt + " vs " + fmt + " (%sx)") % (
+                        mine, mi, fmt_ratio(mine / mi) if mi > 0 else "-"),
+                    "n/a" if mine is None or mi is None else ("met" if mine <= 0.5 * mi else "not met")))
+        others = [(m, of(m)) for m in ("glibc malloc", "jemalloc", "tcmalloc") if of(m) is not None]
+        out.append(("W3 GeneralPurpose, net of the loop, %s: below glibc, jemalloc and tcmalloc (those installed)" %
+                    what, "-" if mine is None or not others else ", ".join(
+                        ("%s " + fmt) % (short(m), v) for m, v in others) + (" vs " + fmt) % mine,
+                    "n/a" if mine is None or not others else ("met" if all(mine < v for _, v in others)
+                                                              else "not met")))
+    a, b = runs.get("W6/" + GP), runs.get("W6/glibc malloc")
+    ha, hb = (a or {}).get("peak_held_bytes"), (b or {}).get("peak_held_bytes")
+    out.append(("W6 GeneralPurpose: peak bytes held from the system at most glibc malloc's",
+                "-" if not ha or not hb else "%s vs %s (%sx); peak live %s" % (
+                    fmt_bytes(ha), fmt_bytes(hb), fmt_ratio(ha / hb), fmt_bytes(a.get("peak_live_bytes"))),
+                "n/a" if not ha or not hb else ("met" if ha <= hb else "not met")))
+    for trace, rows in replay_rows(replay_md).items():
+        gp, gl = rows.get(GP), rows.get("glibc malloc")
+        out.append(("replay %s: GeneralPurpose faster than glibc malloc (peak held beside)" % trace,
+                    "-" if not gp or not gl else "%.1f vs %.1f ns/op (%sx); peak held %s vs %s" % (
+                        gp[0], gl[0], fmt_ratio(gp[0] / gl[0]), gp[1], gl[1]),
+                    "n/a" if not gp or not gl else ("met" if gp[0] < gl[0] else "not met")))
+    return out
+
+
+def targets(runs, cg, replay_md=None):
     """The speed goals alloy sets itself (docs/bitmapped_block.md, docs/region.md), checked on this run:
     (goal, measured, verdict), verdict one of met, not met, within noise (a gap too small for this workload's
     run-to-run spread to decide), n/a."""
@@ -422,11 +510,12 @@ def targets(runs, cg):
     out.append(("W4 Region<>: faster than pmr monotonic, at least as fast as foonathan memory_stack",
                 "-" if None in (a, p) else "%.2fx pmr%s%s" % (
                     a / p, "" if s is None else ", %.2fx foonathan" % (a / s), instr), v4))
-    return out
+    return out + showcase_targets(runs, cg, replay_md)
 
 
 W6_PROTOCOL = """\
-W6 runs W3's steps through an `AllocatorList` that starts empty and adds 1 MiB `BitmappedBlock<64>`s on demand;
+W6 runs W3's steps through an `AllocatorList` that starts empty and adds 1 MiB `BitmappedBlock<64>`s on demand, and
+through the showcase `GeneralPurpose` ([cookbook.md](cookbook.md#7-a-general-purpose-allocator-in-one-type));
 peak held is what the allocator holds from the system, peak live what the workload holds
 ([workloads.md](workloads.md#w6-in-detail) says how each is counted).
 """
@@ -439,9 +528,9 @@ METHOD = """\
   (W4's deallocate_all counts as one op); the table shows the **median of {reps} repetitions**.
 - One byte is written into every block and its address folded into a sink; each allocator object escapes before the
   loop, so that no stack (the hand-written floors included) keeps its state in registers across the byte stores.
-- Anchors run in the same binary and the same run (mimalloc: the same code linked against libmimalloc, which
-  overrides malloc, checked at start-up; Phobos: the same workloads in D, `ldc2 -O2 -release`, run by the same report
-  right after). **Compare ratios, not absolute times**: on a shared machine a cell can move 30-100% between runs.
+- Anchors run in the same binary and the same run (mimalloc, jemalloc, tcmalloc: the same code linked against
+  libmimalloc, libjemalloc or libtcmalloc_minimal, which override malloc, checked at start-up; Phobos: the same
+  workloads in D, `ldc2 -O2 -release`, run by the same report right after). **Compare ratios, not absolute times**: on a shared machine a cell can move 30-100% between runs.
 - W4's stacks that work over a caller's memory (Region<>, pmr monotonic, foonathan memory_stack through a span block
   allocator, the bump pointer, D's Region) share one 256 MiB arena touched once before any timing; glibc malloc has
   no deallocate_all, so its adapter records each pointer (in a vector reserved beforehand) and frees them one by one.
@@ -482,6 +571,11 @@ METHOD = """\
   ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
   structure costs (docs/bitmapped_block.md, "Fourth round").
+- **W3 has a null row** ("null: one static buffer (the loop alone)", kind *loop*): every request gets the same
+  static buffer, so the row is W3's loop alone (the generator, the slot loads, the 50% unpredictable branch on the
+  slot, the byte write and the sink). W3's table and its instruction counts give every stack gross and **net** of
+  it (net = gross - null); the "net vs" columns divide nets. Nets are differences of two medians of one run: on a
+  loaded machine a net below about 1 ns/op is within the noise, and the instruction counts are the firm figure.
 - **W3 has two bounds below the floor** (kind "bound"; `GivenFitsBound` in benchmarks/w3_floor.hpp): the floor with
   every first fit given in advance (recorded from the floor on the same sequence before the clock starts), so that
   no search runs. "bound: summary upkeep, first fits given" still keeps the bitmap, the exact summary bytes and the
@@ -499,6 +593,7 @@ SUMMARY = [
     ("many objects of one small size, one thread (nodes, messages): allocate and free at once",
      "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W1"),
     ("the same, filled up then freed in random order", "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W2"),
+    ("objects of mixed sizes (1-512 B), general purpose: grows on demand, malloc for large blocks", GP, "W3"),
     ("objects of mixed sizes (1-512 B) in one fixed arena", "BitmappedBlock<64,64,Mallocator>", "W3"),
     ("many objects freed all at once (per frame, per request)", "Region<> over a span", "W4"),
     ("one pool of small objects shared by threads", "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>", "W5"),
@@ -507,6 +602,8 @@ SUMMARY = [
 SUMMARY_ANCHORS = [
     ("glibc malloc", {w: "glibc malloc" for w in WORKLOADS}),
     ("mimalloc", {w: "mimalloc" for w in WORKLOADS}),
+    ("jemalloc", {w: "jemalloc" for w in WORKLOADS}),
+    ("tcmalloc", {w: "tcmalloc" for w in WORKLOADS}),
     ("std::pmr", {"W1": "std::pmr::unsynchronized_pool_resource", "W2": "std::pmr::unsynchronized_pool_resource",
                   "W3": "std::pmr::unsynchronized_pool_resource", "W4": "std::pmr::monotonic_buffer_resource",
                   "W5": "std::pmr::synchronized_pool_resource"}),
@@ -523,7 +620,29 @@ PRETTY = {
         "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
     "Region<> over a span": "`Region<>` over a buffer",
     "AllocatorList<1 MiB BitmappedBlock<64>>": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
+    GP: "`GeneralPurpose`: size-class `FreeList`s over `Region`s, malloc above 512 B ([cookbook](cookbook.md))",
 }
+
+
+MALLOCS_SHORT = ("glibc malloc", "mimalloc", "jemalloc", "tcmalloc")
+
+
+def summary_gp_line(runs):
+    """The showcase in one sentence: W3 gross and net of the loop against each malloc, W6's memory, the traces."""
+    g, null = runs.get("W3/" + GP), net_base(runs, "W3")
+    if not g or null is None:
+        return None
+    parts = []
+    for m in MALLOCS:
+        a = runs.get("W3/" + m)
+        if a:
+            net_a = a["ns_per_op"] - null
+            parts.append("%s %s (net of the loop: %s)" % (
+                m, speed_words(g["ns_per_op"] / a["ns_per_op"]),
+                speed_words((g["ns_per_op"] - null) / net_a) if net_a > 0.05 else "-"))
+    return ("- **General purpose**: `GeneralPurpose` on W3 against %s. W3's loop itself (RNG, slot loads, branch, "
+            "byte write) takes %s ns of every step (the null row), so the gross ratios understate the allocators' "
+            "differences." % ("; ".join(parts), fmt_net(null)))
 
 
 def speed_words(ratio):
@@ -558,7 +677,7 @@ def summary_section(runs):
         for name, per_w in SUMMARY_ANCHORS:
             r = ratio(w, stack, per_w.get(w))
             cells.append(speed_words(r))
-            if r is not None and name in ("glibc malloc", "mimalloc"):
+            if r is not None and name in MALLOCS_SHORT and stack != GP:  # the showcase has its own line
                 (slower if r > 1.05 else faster if r < 0.95 else []).append((w, name, r))
         L.append("| %s | %s | [%s](workloads.md#the-workloads) | %s |" % (
             need, PRETTY.get(stack, stack), w, " | ".join(cells)))
@@ -567,12 +686,15 @@ def summary_section(runs):
         ws = sorted({w for w, _, _ in faster})
         L.append("- **Faster than the general-purpose mallocs** on %s: where the sizes are fixed, or memory is "
                  "freed all at once, a stack built for the job beats glibc malloc and mimalloc." % ", ".join(ws))
+    gp = summary_gp_line(runs)
+    if gp:
+        L.append(gp)
     if slower:
         ws = sorted({w for w, _, _ in slower})
-        L.append("- **Slower** on %s (%s): for mixed sizes a general-purpose malloc is faster. Use alloy there "
-                 "for what malloc does not give (an arena of your own, `owns`, freeing everything at once, device "
-                 "memory), not for speed." % (", ".join(ws), "; ".join(
-                     "%s %s than %s" % (w, speed_words(r), n) for w, n, r in slower)))
+        L.append("- **Slower** (%s): those stacks are built for one pattern, not as general-purpose mallocs; for "
+                 "mixed sizes use the `GeneralPurpose` composition above, or alloy for what malloc does not give (an "
+                 "arena of your own, `owns`, freeing everything at once, device memory)." % "; ".join(
+                     "%s %s than %s" % (w, speed_words(r), n) for w, n, r in slower))
     L.append("- std::pmr is the C++ standard's pool (W1-W3, W5) or monotonic (W4) resource, foonathan is "
              "foonathan/memory's `memory_pool` (W1, W2) or `memory_stack` (W4), and D is the same workload written "
              "in D over `std.experimental.allocator`. GPU stacks are not measured here (no GPU on this machine).")
@@ -609,10 +731,10 @@ def write_markdown(res, path, chart_rel, json_rel):
     L = []
     L.append("# Performance")
     L.append("")
-    L.append("How fast alloy's stacks run against what you would otherwise use: glibc malloc, mimalloc, the C++ "
-             "standard's `std::pmr` resources, foonathan/memory and D's `std.experimental.allocator` (the design "
-             "alloy follows), on the six workloads of [workloads.md](workloads.md). Every figure on this page comes "
-             "from one run (%s, %s CPUs); the page is generated by `tools/bench_report.py` from "
+    L.append("How fast alloy's stacks run against what you would otherwise use: glibc malloc, mimalloc, jemalloc, "
+             "tcmalloc, the C++ standard's `std::pmr` resources, foonathan/memory and D's `std.experimental."
+             "allocator` (the design alloy follows), on the six workloads of [workloads.md](workloads.md). Every "
+             "figure on this page comes from one run (%s, %s CPUs); the page is generated by `tools/bench_report.py` from "
              "[its results](%s) and is not edited by hand." % (res["date"], mi.get("cpus"), json_rel))
     L.append("")
     L.extend(summary_section(runs))
@@ -636,8 +758,9 @@ def write_markdown(res, path, chart_rel, json_rel):
     L.append("")
     L.append("In the tables below, ratios are `stack ns/op / anchor ns/op` in the same run: below 1.00 the stack is "
              "faster than that anchor. ns/op is the median; ±x% is the coefficient of variation across the "
-             "repetitions. Kind *anchor* is another library, *floor* and *bound* are hand-written reference loops "
-             "(not libraries; [workloads.md](workloads.md#reference-loops-floors-and-bounds)), *alloy* is alloy.")
+             "repetitions. Kind *anchor* is another library, *floor*, *bound* and *loop* (W3's null row) are "
+             "hand-written reference loops (not libraries; [workloads.md](workloads.md#reference-loops-floors-and-"
+             "bounds)), *alloy* is alloy.")
     L.append("")
 
     for w in WORKLOADS:
@@ -649,7 +772,13 @@ def write_markdown(res, path, chart_rel, json_rel):
             L.append("")
             continue
         anchors = [s for s, r in rows if r["label"] == "anchor"]
-        if w == "W6":
+        null = net_base(runs, w)
+        net_anchors = [m for m in MALLOCS if w + "/" + m in runs] if null is not None else []
+        if null is not None:  # W3: every row gross and net of the loop (the null row's ns/op)
+            L.append("| stack | kind | ns/op | net ns/op | vs " + " | vs ".join(short(a) for a in anchors) +
+                     "".join(" | net vs %s" % short(m) for m in net_anchors) + " | failures |")
+            L.append("|---|---|--:|--:|" + "--:|" * (len(anchors) + len(net_anchors)) + "--:|")
+        elif w == "W6":
             L.append("| stack | kind | ns/op | vs " + " | vs ".join(short(a) for a in anchors) +
                      " | peak held | peak live | held / live | failures |")
             L.append("|---|---|--:|" + "--:|" * len(anchors) + "--:|--:|--:|--:|")
@@ -662,14 +791,20 @@ def write_markdown(res, path, chart_rel, json_rel):
             k = k if r["source"] == "alloy_bench" else "%s (%s)" % (k, r["source"])
             name = "**%s**" % s if r["label"] == "alloy" else s
             cv = r.get("cv")
-            cells = [name, k, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))] + ratios
+            cells = [name, k, fmt_ns(r["ns_per_op"]) + ("" if cv is None else " ±%.0f%%" % (100 * cv))]
+            if null is not None:
+                net = r["ns_per_op"] - null
+                cells.append(fmt_net(net))
+                ratios += [fmt_net_ratio(net, runs[w + "/" + m]["ns_per_op"] - null) for m in net_anchors]
+            cells += ratios
             if w == "W6":
                 held, live = r.get("peak_held_bytes"), r.get("peak_live_bytes")
                 cells += [fmt_bytes(held), fmt_bytes(live), fmt_ratio(held / live) if held and live else "-"]
             cells.append("%d" % r["failures"])
             L.append("| " + " | ".join(cells) + " |")
         absent = [n for n in notes if ("foonathan" in n and w in ("W1", "W2", "W4")) or
-                  ("Phobos" in n and w in ("W1", "W2", "W3", "W4", "W5")) or "mimalloc" in n]
+                  ("Phobos" in n and w in ("W1", "W2", "W3", "W4", "W5")) or
+                  any(("no %s anchor" % lib) in n for lib in ("mimalloc", "jemalloc", "tcmalloc"))]
         if absent:
             L.append("")
             L.append("Not in this table: " + "; ".join(absent) + ".")
@@ -706,10 +841,18 @@ def write_markdown(res, path, chart_rel, json_rel):
             if not items:
                 continue
             fls = [cg.get(w + "/" + f, {}).get("instructions_per_op") for f in floors]
-            L.append("| %s stack | instructions / op | %s |" % (w, " | ".join("vs " + short(f) for f in floors)))
-            L.append("|---|--:|%s" % ("--:|" * len(floors)))
+            cg_null = cg.get(w + "/" + NULL_ROW, {}).get("instructions_per_op")
+            if cg_null is None:
+                L.append("| %s stack | instructions / op | %s |" % (w, " | ".join("vs " + short(f) for f in floors)))
+                L.append("|---|--:|%s" % ("--:|" * len(floors)))
+            else:  # W3: net of the loop too (the null row's count)
+                L.append("| %s stack | instructions / op | net of the loop | %s |" % (
+                    w, " | ".join("vs " + short(f) for f in floors)))
+                L.append("|---|--:|--:|%s" % ("--:|" * len(floors)))
             for s, v in items:
-                L.append("| %s | %.1f | %s |" % (s, v, " | ".join(fmt_ratio(v / fl) if fl else "-" for fl in fls)))
+                net = "" if cg_null is None else " %.1f |" % (v - cg_null)
+                L.append("| %s | %.1f |%s %s |" % (s, v, net,
+                                                   " | ".join(fmt_ratio(v / fl) if fl else "-" for fl in fls)))
             L.append("")
     if res.get("replay_markdown"):
         L.append("## Trace replay (alloy-replay, shipped traces; see [replay.md](replay.md))")
@@ -734,7 +877,7 @@ def write_markdown(res, path, chart_rel, json_rel):
     L.append("")
     L.append("| goal | measured | verdict |")
     L.append("|---|---|---|")
-    for t, m, v in targets(runs, cg):
+    for t, m, v in targets(runs, cg, res.get("replay_markdown")):
         L.append("| %s | %s | %s |" % (t, m, v))
     L.append("")
     L.append(METHOD.format(reps=reps, n1=CALLGRIND_N["W1"][0], n2=CALLGRIND_N["W1"][1]))
@@ -772,9 +915,10 @@ PANEL = {  # each panel's workload parameters (docs/workloads.md)
 }
 CHART_STYLE = {  # kind -> (colour, fill style, legend)
     "alloy": ("#3366CC", "solid 0.85 border rgb '#1F3F7F'", "alloy stack"),
-    "anchor": ("#9A9A9A", "solid 0.85 border rgb '#555555'", "other library (glibc, mimalloc, std::pmr, foonathan, D)"),
+    "anchor": ("#9A9A9A", "solid 0.85 border rgb '#555555'",
+               "other library (glibc, mimalloc, jemalloc, tcmalloc, std::pmr, foonathan, D)"),
     "ref": ("#E08A2E", "pattern 4 border rgb '#B05F10'",
-            "hand-written reference loop (floor / bound): not a library, the least work the workload needs"),
+            "hand-written reference loop (floor / bound / null): not a library, the least work the workload needs"),
 }
 ABBREVIATIONS = (
     "BB = BitmappedBlock, SharedBB = SharedBitmappedBlock; single / multi = Multiblock::no / yes (one block per "
@@ -784,6 +928,8 @@ ABBREVIATIONS = (
     "floor (bump) = a bump pointer; floor (summary) = BitmappedBlock search alone.",
     "bound (upkeep) / bound (bitmap) = the W3 floor with every first fit given in advance, keeping bitmap and summary "
     "/ the bitmap only. The workloads: docs/workloads.md",
+    "null (loop) = W3 with one static buffer for every request: the loop alone. alloy GeneralPurpose = size-class "
+    "free lists over regions, malloc above 512 B (docs/cookbook.md).",
 )
 
 
@@ -814,7 +960,7 @@ def write_chart(res, png):
             script.append("set label %d '%s' at screen 0.07,%g left front" % (k + 1, q(text), y))
         for k, line in enumerate(ABBREVIATIONS):
             script.append("set label %d '%s' at screen 0.05,%g left front font ',9'" % (10 + k, q(line),
-                                                                                         0.066 - 0.018 * k))
+                                                                                         0.075 - 0.016 * k))
         for w in WORKLOADS:
             rows = workload_rows(runs, w)
             if not rows:
@@ -822,7 +968,7 @@ def write_chart(res, png):
             files = {}
             for i, (s, r) in enumerate(rows):
                 k = kind(s, r)
-                cat = "alloy" if k == "alloy" else ("ref" if k in ("floor", "bound") else "anchor")
+                cat = "alloy" if k == "alloy" else ("ref" if k in ("floor", "bound", "loop") else "anchor")
                 files.setdefault(cat, []).append('%d "%s" %g' % (i, short(s), r["ns_per_op"]))
             title, params = PANEL[w]
             script.append("set title \"%s\\n{/*0.85 %s}\" enhanced" % (title, params.replace("^", "\\^")))
@@ -870,7 +1016,7 @@ def print_summary(res):
         for n, v in res["callgrind"].items():
             log("  %-70s %9.1f" % (n, v["instructions_per_op"]))
     log("alloy's speed goals, checked on this run")
-    for t, m, v in targets(runs, res["callgrind"]):
+    for t, m, v in targets(runs, res["callgrind"], res.get("replay_markdown")):
         log("  %-11s %s: %s" % (v.replace("*", ""), t, m))
 
 
@@ -918,7 +1064,6 @@ def main():
     targets_built = build(args.build_dir, args.jobs) if not args.no_build else None
     bdir = os.path.join(args.build_dir, "benchmarks")
     exe = os.path.join(bdir, "alloy_bench")
-    mi_exe = os.path.join(bdir, "alloy_bench_mimalloc")
     d_exe = os.path.join(bdir, "phobos", "alloy_bench_phobos")
     if not os.path.exists(exe):
         raise SystemExit("bench_report: %s not built" % exe)
@@ -942,12 +1087,16 @@ def main():
             if context and context.get("alloy." + blk) != "yes":
                 notes.append("<alloy/%s.hpp> absent when built: its stacks did not run" % blk)
         loads.append(load_sample())
-        if os.path.exists(mi_exe) and (targets_built is None or "alloy_bench_mimalloc" in targets_built):
-            log("=== bench_report: alloy_bench_mimalloc (malloc rows linked against mimalloc) ===")
-            mi = run_gbench(mi_exe, args.reps, os.path.join(tmp, "mimalloc.json"), extra, "mimalloc")
-            runs.update(gbench_rows(mi, "mimalloc"))
-        else:
-            notes.append("no mimalloc anchor (mimalloc not found, or alloy_bench_mimalloc not built)")
+        malloc_exes = []  # the binaries whose malloc is another library's: their callgrind passes run too (W3)
+        for lib in ("mimalloc", "jemalloc", "tcmalloc"):
+            lib_exe = os.path.join(bdir, "alloy_bench_" + lib)
+            if os.path.exists(lib_exe) and (targets_built is None or "alloy_bench_" + lib in targets_built):
+                log("=== bench_report: alloy_bench_%s (malloc rows linked against %s) ===" % (lib, lib))
+                data_lib = run_gbench(lib_exe, args.reps, os.path.join(tmp, lib + ".json"), extra, lib)
+                runs.update(gbench_rows(data_lib, lib))
+                malloc_exes.append(lib_exe)
+            else:
+                notes.append("no %s anchor (%s not found, or alloy_bench_%s not built)" % (lib, lib, lib))
         if os.path.exists(d_exe) and (targets_built is None or "alloy_bench_phobos" in targets_built):
             log("=== bench_report: alloy_bench_phobos (D, std.experimental.allocator) ===")
             drows, dctx = run_phobos(d_exe, args.reps, os.path.join(tmp, "phobos.json"))
@@ -981,6 +1130,8 @@ def main():
         if any(r["source"] == "phobos" for r in runs.values()):
             cg_exes.append((d_exe, True))
         cg = run_callgrind(cg_exes, args.filter)
+        # mimalloc, jemalloc, tcmalloc: W3 only (the net-of-the-loop goal is checked on instructions too)
+        cg.update(run_callgrind([(e, False) for e in malloc_exes], args.filter or "^W3/"))
     loads.append(load_sample())
     others = other_cpus(cpu0, cpu_sample())
 

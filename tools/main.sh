@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh
 ensure_packages cmake ninja-build g++ libboost-dev doctest-dev libbenchmark-dev libfoonathan-memory-dev \
-  ldc gnuplot-nox python3 valgrind libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev
+  ldc gnuplot-nox python3 valgrind libmimalloc-dev \
+  libjemalloc-dev libgoogle-perftools-dev  # jemalloc and tcmalloc anchors (benchmarks only)
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "=== alloy: examples ==="
 cmake --preset default -DALLOY_TEST_SCOPE=all >/dev/null  # tools/test.sh may have scoped this build

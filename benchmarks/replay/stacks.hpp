@@ -118,7 +118,27 @@ using BitmappedStacks = boost::mp11::mp_list<>;
 }
 #endif
 
+#if __has_include("../../examples/general_purpose.hpp")
+#include "../../examples/general_purpose.hpp"
+namespace alloy::replay {
+/// The showcase (examples/general_purpose.hpp): size-class free lists over a growing pool of regions, the C heap
+/// above 512 bytes and for aligned blocks above 512; everything from CountingMallocator.
+struct GeneralPurposeStack {
+  static constexpr const char* name = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)";
+  static auto make(const TraceStats&) {
+    return std::make_unique<AlloyTarget<alloy_examples::GeneralPurpose<CountingMallocator>>>();
+  }
+};
+using GeneralPurposeStacks = boost::mp11::mp_list<GeneralPurposeStack>;
+}  // namespace alloy::replay
+#else
+namespace alloy::replay {
+using GeneralPurposeStacks = boost::mp11::mp_list<>;
+}
+#endif
+
 namespace alloy::replay {
 /// Every stack alloy-replay runs, in table order.
-using Stacks = boost::mp11::mp_append<AnchorStacks, RegionStacks, RegionListStacks, BitmappedStacks>;
+using Stacks = boost::mp11::mp_append<AnchorStacks, RegionStacks, RegionListStacks, BitmappedStacks,
+                                      GeneralPurposeStacks>;
 }  // namespace alloy::replay

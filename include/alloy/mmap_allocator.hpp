@@ -36,14 +36,15 @@ struct MmapAllocator {
   static constexpr std::size_t alignment = 4096;
   static const MmapAllocator instance;
 
-  /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
-  /// exceed PTRDIFF_MAX bytes): allocate, expand and reallocate rely on it.
+  /// n rounded up to whole pages; 0 only when that rounding overflows (docs/primitives.md). Above PTRDIFF_MAX the
+  /// hint is still the rounding; allocate, expand and reallocate refuse such lengths themselves (`map_length`).
   std::size_t good_alloc_size(std::size_t n) const noexcept {
-    return round_up_object_size(n, alignment);
+    std::size_t r = 0;
+    return round_up_checked(n, alignment, r) ? r : 0;
   }
   Block allocate(std::size_t n) const noexcept {
-    const std::size_t len = good_alloc_size(n);
-    if (len == 0) return {};  // good_alloc_size is 0 above PTRDIFF_MAX too
+    const std::size_t len = map_length(n);
+    if (len == 0) return {};
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? Block{} : Block{p, n};
   }
@@ -52,7 +53,7 @@ struct MmapAllocator {
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
     if (!is_power_of_two(a)) return {};
     if (a <= alignment) return allocate(n);
-    const std::size_t len = good_alloc_size(n);
+    const std::size_t len = map_length(n);
     std::size_t map_len = 0;
     if (len == 0 || !add_checked(len, a - alignment, map_len) || map_len > PTRDIFF_MAX) return {};
     void* p = ::mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -72,7 +73,7 @@ struct MmapAllocator {
     if (!b) return false;
     std::size_t n = 0;
     if (!add_checked(b.size, delta, n)) return false;
-    const std::size_t old_len = good_alloc_size(b.size), new_len = good_alloc_size(n);
+    const std::size_t old_len = good_alloc_size(b.size), new_len = map_length(n);
     if (new_len == 0) return false;
     if (new_len != old_len && ::mremap(b.ptr, old_len, new_len, 0) == MAP_FAILED) return false;
     b.size = n;
@@ -80,7 +81,7 @@ struct MmapAllocator {
   }
   bool reallocate(Block& b, std::size_t n) const noexcept {
     if (bool r; detail::reallocate_ends(*this, b, n, r)) return r;
-    const std::size_t old_len = good_alloc_size(b.size), new_len = good_alloc_size(n);
+    const std::size_t old_len = good_alloc_size(b.size), new_len = map_length(n);
     if (new_len == 0) return false;
     void* p = b.ptr;
     if (new_len != old_len) {
@@ -91,6 +92,11 @@ struct MmapAllocator {
     return true;
   }
 #endif
+
+ private:
+  /// The length to map for n bytes: whole pages, or 0 where no mapping can serve n (the rounding overflows, or the
+  /// pages exceed PTRDIFF_MAX bytes, a size no object can have).
+  static std::size_t map_length(std::size_t n) noexcept { return round_up_object_size(n, alignment); }
 };
 inline const MmapAllocator MmapAllocator::instance{};
 

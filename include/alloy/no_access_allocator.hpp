@@ -43,16 +43,17 @@ struct NoAccessAllocator {
   static constexpr MemorySpace memory_space = MemorySpace::device;
   static const NoAccessAllocator instance;
 
-  /// n rounded up to whole pages; 0 when no request of n bytes can succeed (the rounding overflows, or the pages
-  /// exceed PTRDIFF_MAX bytes, which allocate refuses).
+  /// n rounded up to whole pages; 0 only when that rounding overflows (docs/primitives.md). Above PTRDIFF_MAX the
+  /// hint is still the rounding; allocate refuses such lengths itself.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
-    return round_up_object_size(n, alignment);
+    std::size_t r = 0;
+    return round_up_checked(n, alignment, r) ? r : 0;
   }
   Block allocate(std::size_t n) const noexcept { return aligned_allocate(n, alignment); }
   Block aligned_allocate(std::size_t n, std::size_t a) const noexcept {
     if (!is_power_of_two(a)) return {};
     if (a < alignment) a = alignment;
-    const std::size_t len = good_alloc_size(n);
+    const std::size_t len = round_up_object_size(n, alignment);  // 0: overflow, or more than PTRDIFF_MAX bytes
     std::size_t map_len = 0;
     if (len == 0 || !add_checked(len, a - alignment, map_len) || map_len > PTRDIFF_MAX) return {};
     void* p = ::mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -320,12 +320,13 @@ void check_allocator(Make make) {
 
   {
     // The size hint (docs/primitives.md): at least n rounded up to the alignment, whether or not a request of n can
-    // succeed now (past a block's capacity, on an allocator that serves nothing); 0 only when that rounding
-    // overflows, or for a size no object can have (above PTRDIFF_MAX: the page allocators).
+    // succeed now (past a block's capacity, on an allocator that serves nothing, above PTRDIFF_MAX where no object
+    // fits); 0 only when that rounding overflows.
     auto a = make();
     constexpr std::size_t al = A::alignment;
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{1000},
                           std::size_t{1} << 20, std::size_t{1} << 40, std::size_t{PTRDIFF_MAX} - al + 1,
+                          std::size_t{PTRDIFF_MAX} + 1,
                           SIZE_MAX - al + 1, SIZE_MAX - al + 2, SIZE_MAX}) {
       CAPTURE(n);
       const std::size_t g = alloy::good_alloc_size(a, n);
@@ -334,7 +335,6 @@ void check_allocator(Make make) {
         CHECK(g == 0);
         continue;
       }
-      if (r > std::size_t{PTRDIFF_MAX} && g == 0) continue;
       CHECK(g >= r);
       if (n == 0 || n > 1000) continue;
       if (serves) {

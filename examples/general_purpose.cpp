@@ -1,0 +1,134 @@
+// A general-purpose host allocator in one type (examples/general_purpose.hpp; docs/cookbook.md explains the layers):
+// size classes of free lists over a growing pool of regions, malloc above 512 bytes. This program checks what the
+// type promises and exits non-zero on the first wrong result.
+#include "general_purpose.hpp"
+
+#include <alloy/alloy.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+void check(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "general_purpose: FAILED: %s\n", what);
+    ++failures;
+  }
+}
+
+// A byte pattern that depends on the block's id, so that overlapping blocks would be caught.
+unsigned char pattern(std::uint64_t id, std::size_t i) { return static_cast<unsigned char>(id * 131 + i * 7); }
+void fill(alloy::Block b, std::uint64_t id) {
+  for (std::size_t i = 0; i < b.size; ++i) static_cast<unsigned char*>(b.ptr)[i] = pattern(id, i);
+}
+bool intact(alloy::Block b, std::uint64_t id, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<const unsigned char*>(b.ptr)[i] != pattern(id, i)) return false;
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  using GP = alloy_examples::GeneralPurpose<>;
+  static_assert(alloy::allocator<GP> && alloy::has_deallocate<GP> && alloy::has_reallocate<GP> &&
+                alloy::has_aligned_allocate<GP> && GP::alignment == 16);
+  static_assert(!alloy::has_owns<GP>);  // malloc cannot answer owns, so the stack does not declare it
+  GP gp;
+
+  // Small sizes: exactly n bytes, 16-aligned, the class's size as the hint; a freed block is the next one handed out
+  // for its class (the lists are LIFO).
+  {
+    alloy::Block a = gp.allocate(24);
+    check(a && a.size == 24 && alloy::is_aligned(a.ptr, 16), "allocate(24)");
+    check(gp.good_alloc_size(24) == 32 && gp.good_alloc_size(512) == 512 && gp.good_alloc_size(1) == 16,
+          "good_alloc_size: the class size");
+    check(gp.deallocate(a), "deallocate(24)");
+    alloy::Block b = gp.allocate(17);  // same class (17..32 bytes)
+    check(b.ptr == a.ptr && b.size == 17, "a freed block is reused by its class");
+    alloy::Block c = gp.allocate(33);  // the next class: another block
+    check(c && c.ptr != b.ptr, "another class, another block");
+    check(gp.deallocate(b) && gp.deallocate(c), "deallocate");
+    check(gp.pool().allocator_count() == 1, "one 32 KiB region so far");
+  }
+
+  // Large sizes go to malloc, and the pool does not grow for them.
+  {
+    alloy::Block big = gp.allocate(100'000);
+    check(big && big.size == 100'000 && gp.pool().allocator_count() == 1, "allocate(100000) from malloc");
+    fill(big, 7);
+    check(intact(big, 7, big.size), "large block writable");
+    check(gp.deallocate(big), "deallocate large");
+  }
+
+  // Aligned requests: small ones come from the pool at the class size and join the class's list when freed.
+  {
+    alloy::Block a = gp.aligned_allocate(100, 256);
+    check(a && a.size == 100 && alloy::is_aligned(a.ptr, 256), "aligned_allocate(100, 256)");
+    alloy::Block l = gp.aligned_allocate(5000, 4096);
+    check(l && alloy::is_aligned(l.ptr, 4096), "aligned_allocate(5000, 4096)");
+    check(!gp.aligned_allocate(100, 24), "aligned_allocate with an alignment that is not a power of two fails");
+    check(gp.deallocate(a) && gp.deallocate(l), "deallocate aligned");
+    alloy::Block again = gp.allocate(112);  // the same class as 100 bytes: the aligned block, reused
+    check(again.ptr == a.ptr, "an aligned small block joins its class's list");
+    check(gp.deallocate(again), "deallocate");
+  }
+
+  // reallocate keeps the bytes: within a class (in place), across classes, and across the 512-byte threshold.
+  {
+    alloy::Block b = gp.allocate(20);
+    fill(b, 3);
+    void* const p = b.ptr;
+    check(gp.reallocate(b, 30) && b.ptr == p && intact(b, 3, 20), "reallocate within the class is in place");
+    b.size = 20;  // what was filled
+    check(gp.reallocate(b, 300) && intact(b, 3, 20), "reallocate to another class keeps the bytes");
+    fill(b, 4);
+    check(gp.reallocate(b, 4000) && intact(b, 4, 300), "reallocate past 512 bytes keeps the bytes");
+    fill(b, 5);
+    check(gp.reallocate(b, 64) && intact(b, 5, 64), "reallocate back into a class keeps the bytes");
+    check(gp.deallocate(b), "deallocate");
+  }
+
+  // Randomized: 3 * 10^5 steps of W3's shape (2048 slots; an empty slot gets 1..1024 bytes, a full one is freed), every
+  // live block filled with its own pattern and checked when freed; aligned requests now and then.
+  {
+    struct Slot {
+      alloy::Block b;
+      std::uint64_t id = 0;
+    };
+    std::vector<Slot> slots(2048);
+    std::uint64_t x = 0x9E3779B97F4A7C15ull, id = 0;
+    auto next = [&x] {
+      x ^= x >> 12;
+      x ^= x << 25;
+      x ^= x >> 27;
+      return x * 0x2545F4914F6CDD1Dull;
+    };
+    bool ok = true;
+    for (int step = 0; step < 300'000 && ok; ++step) {
+      Slot& s = slots[next() % slots.size()];
+      if (!s.b) {
+        const std::size_t n = 1 + next() % 1024;
+        s.b = step % 97 == 0 ? gp.aligned_allocate(n, 64) : gp.allocate(n);
+        ok = s.b && s.b.size == n && alloy::is_aligned(s.b.ptr, step % 97 == 0 ? 64 : 16);
+        s.id = ++id;
+        if (ok) fill(s.b, s.id);
+      } else {
+        ok = intact(s.b, s.id, s.b.size) && gp.deallocate(s.b);
+        s.b = {};
+      }
+    }
+    check(ok, "randomized: every block intact, sizes and alignments as asked");
+    for (Slot& s : slots)
+      if (s.b) check(intact(s.b, s.id, s.b.size) && gp.deallocate(s.b), "randomized: final blocks intact");
+    std::printf("general_purpose: 3 * 10^5 random steps; the pool holds %zu regions of 32 KiB or more\n",
+                gp.pool().allocator_count());
+  }
+
+  if (failures == 0) std::printf("general_purpose: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}

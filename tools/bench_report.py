@@ -481,14 +481,14 @@ METHOD = """\
   BitmappedBlock's offsets and failures in lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no
   ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
-  structure costs (docs/bitmapped_block.md, "Fourth round").
+  structure costs (docs/design_notes.md, "The bounds that show W3's limit").
 - **W3 has two bounds below the floor** (kind "bound"; `GivenFitsBound` in benchmarks/w3_floor.hpp): the floor with
   every first fit given in advance (recorded from the floor on the same sequence before the clock starts), so that
   no search runs. "bound: summary upkeep, first fits given" still keeps the bitmap, the exact summary bytes and the
   hint as the floor does; "bound: bitmap only, first fits given" keeps the bitmap alone (tests/w3_floor.cpp checks
   both against the floor in lockstep). The floor minus the first is what the search costs; the first minus the
   second is what the summary's upkeep costs; and no allocator that keeps such a summary runs faster than the first
-  (docs/bitmapped_block.md, "Tenth round").
+  (docs/design_notes.md, "The bounds that show W3's limit").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 

@@ -284,7 +284,7 @@ class RecordingAllocator {
     return parent_.good_alloc_size(n);
   }
   bool copy(void* d, const void* s, std::size_t n, stream_view st) noexcept requires has_copy<Parent> {
-    std::lock_guard g(mutex_);  // not recorded, but a call to Parent like any other (found in review: unlocked)
+    std::lock_guard g(mutex_);  // not recorded, but a call to Parent like any other
     return parent_.copy(d, s, n, st);
   }
 

@@ -39,8 +39,8 @@ constexpr std::size_t round_up_object_size(std::size_t n, std::size_t a) noexcep
 }
 /// ceil(n / d) for d > 0, without overflow.
 constexpr std::size_t divide_round_up(std::size_t n, std::size_t d) noexcept { return n / d + (n % d != 0); }
-/// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says: found in review, the
-/// builtins wrote the wrapped value).
+/// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says; the builtins would write the
+/// wrapped value, hence the temporary).
 constexpr bool add_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
   std::size_t t = 0;
   if (__builtin_add_overflow(a, b, &t)) return false;

@@ -269,7 +269,7 @@ struct FoonathanStackAdapter {
 template <std::size_t N>
 struct FixedString {
   char s[N];
-  constexpr FixedString(const char (&a)[N]) noexcept {  // NOLINT: implicit on purpose, Stack<A, "name">
+  constexpr FixedString(const char (&a)[N]) noexcept {  // NOLINT(google-explicit-constructor): Stack<A, "name">
     for (std::size_t i = 0; i < N; ++i) s[i] = a[i];
   }
 };

@@ -892,7 +892,7 @@ TEST_CASE("BitmappedBlock: move transfers the memory") {
   Block b = a.allocate(64);
   BitmappedBlock<64, 16, Mallocator> c(std::move(a));
   CHECK(c.owns(b) == Ternary::yes);
-  CHECK(a.block_count() == 0);  // NOLINT: moved-from is empty and usable
+  CHECK(a.block_count() == 0);  // NOLINT(bugprone-use-after-move): moved-from is empty and usable
   CHECK(!a.allocate(1));
   a = std::move(c);
   CHECK(a.deallocate(b));

@@ -54,8 +54,10 @@ inline std::size_t format_trace_line(const TraceEvent& e, char* buf, std::size_t
 class TraceSink {
  public:
   TraceSink() noexcept = default;                                   ///< in memory: read it back with `buffer()`
-  TraceSink(std::FILE* f) noexcept : file_(f) {}                    // NOLINT: implicit, `RecordingAllocator r(stdout)`
-  TraceSink(std::ostream& os) noexcept : stream_(&os) {}            // NOLINT: implicit, `RecordingAllocator r(std::cout)`
+  // NOLINTNEXTLINE(google-explicit-constructor): `RecordingAllocator r(stdout)`
+  TraceSink(std::FILE* f) noexcept : file_(f) {}
+  // NOLINTNEXTLINE(google-explicit-constructor): `r(std::cout)`
+  TraceSink(std::ostream& os) noexcept : stream_(&os) {}
 
   [[nodiscard]] bool in_memory() const noexcept { return file_ == nullptr && stream_ == nullptr; }
   /// The text written so far when in memory (empty otherwise).

@@ -74,7 +74,8 @@ inline void* align_up(void* p, std::size_t a) noexcept {
   return reinterpret_cast<void*>(align_up(reinterpret_cast<std::uintptr_t>(p), a));
 }
 inline std::uintptr_t address_of(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
-inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }  // NOLINT
+// NOLINTNEXTLINE(performance-no-int-to-ptr): on purpose
+inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }
 
 /// Whether `b` lies entirely inside [lo, lo + size).
 inline bool block_within(Block b, const void* lo, std::size_t size) noexcept {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+// Error messages of a test, built once per failure: plain concatenation reads best.
+// NOLINTBEGIN(performance-inefficient-string-concatenation)
 namespace blocks_map {
 
 #ifndef ALLOY_SOURCE_DIR
@@ -300,3 +302,4 @@ inline void check_facts(const std::vector<Row>& rows, const Registry& reg, bool 
 }
 
 }  // namespace blocks_map
+// NOLINTEND(performance-inefficient-string-concatenation)

@@ -217,7 +217,7 @@ class AnyAllocator {
   /// stateful stack is stored (one heap record).
   template <class A>
     requires allocator<std::remove_cvref_t<A>> && (!std::is_same_v<std::remove_cvref_t<A>, AnyAllocator>)
-  AnyAllocator(A&& a) {  // NOLINT: implicit, so any stack converts where an AnyAllocator is expected
+  AnyAllocator(A&& a) {  // NOLINT(google-explicit-constructor): any stack converts to an AnyAllocator
     using S = std::remove_cvref_t<A>;
     if constexpr (detail::any_inline<S>) {
       vt_ = &detail::AnyOps<S, detail::AnyMode::inline_stateless>::table;

@@ -8,13 +8,14 @@
 /// `bool deallocate(Block)` (plus `deallocate_all()` for W4); the anchors get thin inline adapters below.
 ///
 /// To add a stack: one line in the list of each workload it applies to. `Stack<A, "name">` is the descriptor for any
-/// allocator constructible from the arena size (or default-constructible), e.g.
+/// allocator constructible from the arena size (or default-constructible), e.g. (with <alloy/free_list.hpp>)
 /// ```
 /// using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti,
 ///                          Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>">>;
 /// ```
 /// Anything else (a stack over a caller's span, an adapter) gets a small struct with the same three members.
-/// alloy's own blocks are picked up with __has_include, so the suite builds whichever blocks exist.
+/// alloy's blocks are included under __has_include guards; ALLOY_BENCH_NO_BITMAPPED, _NO_REGION and
+/// _NO_ALLOCATOR_LIST leave a family out, and ALLOY_BENCH_MALLOC_ONLY all three.
 #include "common.hpp"
 #include "w3_floor.hpp"
 
@@ -271,7 +272,7 @@ struct FoonathanStackAdapter {
 template <std::size_t N>
 struct FixedString {
   char s[N];
-  constexpr FixedString(const char (&a)[N]) noexcept {  // NOLINT: implicit on purpose, Stack<A, "name">
+  constexpr FixedString(const char (&a)[N]) noexcept {  // NOLINT(google-explicit-constructor): Stack<A, "name">
     for (std::size_t i = 0; i < N; ++i) s[i] = a[i];
   }
 };

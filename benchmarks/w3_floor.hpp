@@ -5,7 +5,7 @@
 /// nothing else: no fresh cursor, no hint-word fast paths or snapshot, no ownership checks, no size dispatch, no
 /// request above 8 blocks. It hands out the same offsets as BitmappedBlock<64, 64, Mallocator> on W3 (tests/
 /// w3_floor.cpp runs both in lockstep). What BitmappedBlock costs beyond this row is its extras; what this row costs
-/// beyond glibc malloc is the design's own (docs/bitmapped_block.md, "Fourth round").
+/// beyond glibc malloc is the design's own (docs/design_notes.md, "The bounds that show W3's limit").
 /// No Google Benchmark here: the test includes this header too.
 #include <alloy/block.hpp>
 #include <alloy/detail/bitmap.hpp>
@@ -132,7 +132,8 @@ class SummaryFirstFitFloor {
 /// nor the in-word run finder runs. `Upkeep::summary` keeps the bitmap, the summary bytes and the hint exactly as the
 /// floor does (tests/w3_floor.cpp compares the state in lockstep); `Upkeep::bits` keeps the bitmap alone. What the
 /// floor costs beyond the first is its search; what the first costs beyond the second is the summary's upkeep; no
-/// allocator that keeps such a summary can be faster than the first (docs/bitmapped_block.md, "Tenth round").
+/// allocator that keeps such a summary can be faster than the first (docs/design_notes.md, "The bounds that show
+/// W3's limit").
 enum class Upkeep { summary, bits };
 template <Upkeep U>
 class GivenFitsBound : public SummaryFirstFitFloor {

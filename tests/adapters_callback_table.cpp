@@ -89,7 +89,7 @@ TEST_CASE("CallbackTable: device-like stacks (records on the host, memory never 
   CHECK(alloy::NoAccessAllocator::live_blocks() == 0);
 }
 
-// Found in review (2026-11-24): over an AnyAllocator the table published its compile-time answers (host, alignment 1)
+// Regression test: over an AnyAllocator the table published its compile-time answers (host, alignment 1)
 // whatever stack it erased.
 TEST_CASE("CallbackTable over an AnyAllocator: the erased stack's memory space and alignment") {
   alloy::AnyAllocator dev{alloy::NoAccessAllocator{}};

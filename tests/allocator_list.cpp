@@ -238,7 +238,7 @@ TEST_CASE("AllocatorList: memory goes back to the parent") {
     CHECK(a.allocate(4096));
     CHECK(alloy::NoAccessAllocator::live_blocks() == before + 2);
     L<FixedRegions<alloy::NoAccessAllocator, 4096>> moved(std::move(a));
-    CHECK(a.allocator_count() == 0);  // NOLINT
+    CHECK(a.allocator_count() == 0);  // NOLINT(bugprone-use-after-move): a moved-from list is empty
     CHECK(moved.allocator_count() == 2);
     CHECK(moved.deallocate_all());
     CHECK(alloy::NoAccessAllocator::live_blocks() == before);
@@ -269,7 +269,7 @@ TEST_CASE("AllocatorList: in-band nodes live inside the regions") {
   CHECK(a.allocate(10));
 }
 
-// Found in review (2026-11-24): when the in-band array moved to a new region, the old region kept the old array (a
+// Regression test: when the in-band array moved to a new region, the old region kept the old array (a
 // Region gives back only its last block) and counted it as live for good, so every old home stayed alive, one more
 // each time the array doubled. The list now stops counting the old array either way.
 TEST_CASE("AllocatorList, in-band over Regions: old homes of the node array go once their blocks are freed") {
@@ -284,7 +284,7 @@ TEST_CASE("AllocatorList, in-band over Regions: old homes of the node array go o
   }
 }
 
-// Found in review (2026-11-24): a reallocate that moves leaves the old block in a Region that cannot give it back (not
+// Regression test: a reallocate that moves leaves the old block in a Region that cannot give it back (not
 // its last); the list kept counting it, so empty() never said yes again and the region could never go.
 TEST_CASE_TEMPLATE("AllocatorList over Regions: a block left behind by reallocate is not counted as live", A,
                    L<Regions<alloy::Mallocator, 4096>>, L<Regions<alloy::Mallocator, 4096>, alloy::NullAllocator>) {
@@ -303,7 +303,7 @@ TEST_CASE_TEMPLATE("AllocatorList over Regions: a block left behind by reallocat
   CHECK(a.allocator_count() == (in_band ? 2u : 1u));
 }
 
-// Found in review (2026-11-26): the list had no aligned_reallocate, and D's generic fallback gave the moved-away
+// Regression test: the list had no aligned_reallocate, and D's generic fallback gave the moved-away
 // block back to a Region that kept it, so the list kept counting it: empty() never said yes again, and each
 // make / expand_array / dispose round of an over-aligned T left one more region behind.
 TEST_CASE_TEMPLATE("AllocatorList over Regions: a block left behind by aligned_reallocate is not counted as live", A,
@@ -647,7 +647,7 @@ TEST_CASE("AllocatorList: move assignment gives the target's allocators back to 
     a = std::move(b);
     CHECK(alloy::NoAccessAllocator::live_blocks() == before + 1);  // a's two regions went back
     CHECK(a.allocator_count() == 1);
-    CHECK(b.allocator_count() == 0);  // NOLINT
+    CHECK(b.allocator_count() == 0);  // NOLINT(bugprone-use-after-move): a moved-from list is empty
   }
   CHECK(alloy::NoAccessAllocator::live_blocks() == before);
 }

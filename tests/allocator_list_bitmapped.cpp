@@ -91,7 +91,7 @@ TEST_CASE("AllocatorList of BitmappedBlocks: growth on demand and release") {
   CHECK(made == 5);
 }
 
-// Found in review (2026-11-24): in-band, the allocator made to hold a larger node array is asked for the request plus
+// Regression test: in-band, the allocator made to hold a larger node array is asked for the request plus
 // the array plus some slack for alignment, but a BitmappedBlock rounds both up to whole blocks; with blocks of 4096
 // bytes the request did not fit beside the array, and failed where out-of-band it succeeds. An allocator made for
 // the request alone now serves it.

@@ -110,11 +110,11 @@ TEST_CASE("BitmappedBlock: conformance with a run-time block size and over a spa
   alloy::test::check_allocator([] { return BitmappedBlock<choose_at_runtime>(std::span<std::byte>(mem), 32); });
 }
 
-// Found in review: the hint word's byte is compared with a snapshot of the word; blocks taken after the snapshot
+// Regression test: the hint word's byte is compared with a snapshot of the word; blocks taken after the snapshot
 // shortened the word's free tail, a multi-block free then grew the next word's free head and the raise used the
 // shorter tail, and a fast free of a block that was free in the snapshot was not seen as stale. First fit broke.
 // x_blocks: the free that grows word 1's head; 2 frees through the in-word path, 128 through release_range (which
-// raises the bytes of the words before the run through head_grew; found by a mutation sweep, 2026-11-24).
+// raises the bytes of the words before the run through head_grew; found by a mutation sweep).
 static void check_tail_bound_after_head_grows(std::size_t x_blocks) {
   CAPTURE(x_blocks);
   BitmappedBlock<64, 64, Mallocator> a(256 * 64);
@@ -583,7 +583,7 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     CHECK(ip.deallocate(u));
     CHECK(signal_of_child([&] { ip.deallocate(u); }) == SIGABRT);
     CHECK(signal_of_child([&] { ip.deallocate(Block{other, 8}); }) == SIGABRT);
-    // Each free path of a multi-word bitmap (found by a mutation sweep, 2026-11-24: the arenas above hold one word,
+    // Each free path of a multi-word bitmap (found by a mutation sweep: the arenas above hold one word,
     // so dropping these paths' checks passed): a single block outside the hint word, a run across two words, a run
     // of more than 64 blocks, and a run without a summary index.
     {
@@ -705,7 +705,7 @@ TEST_CASE("BitmappedBlock: a constant-initialized, default-constructed block has
 }
 
 // Bookkeeping that records what it hands out: a release with another size (or of something it never gave) would
-// pass every other test, since Mallocator ignores the size (found missing in review, 2026-11-24).
+// pass every other test, since Mallocator ignores the size (found missing in review).
 struct RecordingBookkeeping {
   static constexpr std::size_t alignment = alloy::platform_alignment;
   static inline std::map<void*, std::size_t> live;
@@ -749,7 +749,7 @@ TEST_CASE_TEMPLATE("BitmappedBlock gives its bookkeeping back with the sizes it 
   CHECK(R::mismatches == 0);
   // A failing bookkeeping allocation during construction: no blocks, no leak, of the bookkeeping nor of the parent's
   // memory (over a device parent the payload is taken first; dropping its release when the host bitmap could not be
-  // had passed every test until the third mutation sweep, 2026-11-26).
+  // had passed every test until the third mutation sweep).
   const std::size_t parent_before = NoAccessAllocator::live_blocks();
   for (std::size_t f = 1; f <= 3; ++f) {
     R::allocations = 0;
@@ -765,7 +765,7 @@ TEST_CASE_TEMPLATE("BitmappedBlock gives its bookkeeping back with the sizes it 
   R::fail_at = 0;
 }
 
-// Found in review (2026-11-24): owns said yes to an empty Block at the payload's end, which deallocate calls foreign
+// Regression test: owns said yes to an empty Block at the payload's end, which deallocate calls foreign
 // (and, in release builds, whose free cleared a padding bit); good_alloc_size promised sizes that no request can get
 // (since issue 22 it rounds beyond them too, as D's: allocate is what refuses); the queries could not be called on a
 // const block.
@@ -819,7 +819,7 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   CHECK(none.owns(Block{none.payload(), 0}) == Ternary::no);
   // allocate_all with no blocks: an empty block is "empty", but there is nothing to hand out, and no bit to write
   // (the internal-pointer variant's start bits would be the read-only sentinel; found missing by the third mutation
-  // sweep, 2026-11-26)
+  // sweep)
   auto check_all = [](auto&& z) {
     CHECK(z.block_count() == 0);
     CHECK(!z.allocate_all());
@@ -832,7 +832,7 @@ TEST_CASE("BitmappedBlock family: owns, empty and good_alloc_size agree with dea
   check_all(SharedBitmappedBlock<64, 16, Mallocator>(0));
 }
 
-// Found by the second mutation sweep (2026-11-24): a moved-from block must not keep the new owner's hint word (its
+// Regression test: a moved-from block must not keep the new owner's hint word (its
 // failing allocate would write into the new owner's bitmap), and over a device parent whose alignment is below the
 // block's and that has no aligned_allocate, the payload is aligned up inside the parent's block and ends inside it.
 TEST_CASE("BitmappedBlock: a moved-from block leaves the new owner's bitmap alone") {
@@ -882,7 +882,7 @@ TEST_CASE("BitmappedBlock: move transfers the memory") {
   Block b = a.allocate(64);
   BitmappedBlock<64, 16, Mallocator> c(std::move(a));
   CHECK(c.owns(b) == Ternary::yes);
-  CHECK(a.block_count() == 0);  // NOLINT: moved-from is empty and usable
+  CHECK(a.block_count() == 0);  // NOLINT(bugprone-use-after-move): moved-from is empty and usable
   CHECK(!a.allocate(1));
   a = std::move(c);
   CHECK(a.deallocate(b));
@@ -890,7 +890,7 @@ TEST_CASE("BitmappedBlock: move transfers the memory") {
 }
 
 TEST_CASE("BitmappedBlock: a move keeps the hint word's summary recoverable (move construction and assignment)") {
-  // Found by a mutation sweep (2026-11-24): nothing searched the summary after a move, so a move that dropped the
+  // Regression test: nothing searched the summary after a move, so a move that dropped the
   // hint word's snapshot passed. Word 0 full (the hint word), a 2-block search probes it and sets its byte to 0; two
   // fast-path frees there leave the byte stale, which only the snapshot repairs.
   auto setup = [](BitmappedBlock<64, 16, Mallocator>& a, std::vector<Block>& x) {
@@ -965,7 +965,7 @@ TEST_CASE("BitmappedBlock: the summary's run bound is exact below 8 and never be
   }
 }
 
-// Three layout checks found missing by a mutation sweep (2026-11-24): each mutant passed the rest of the suite
+// Three layout checks found missing by a mutation sweep: each mutant passed the rest of the suite
 // (the last one was caught only by glibc noticing the heap corruption it caused in an unrelated randomized test).
 TEST_CASE("BitmappedBlock: over a device span with a misaligned start, the blocks fit after the padding") {
   // Counting blocks over the whole span instead of what follows the padding up to Alignment ran the last block
@@ -1016,7 +1016,7 @@ TEST_CASE("BitmappedBlock: a run-time block size above SIZE_MAX / 64 gets no blo
   CHECK(a.block_size() == bs);  // kept as asked (docs/bitmapped_block.md)
   CHECK(!a.allocate(1));
   // ceil(capacity / block size) blocks whose bytes overflow size_t (2^24 blocks of 2^40 bytes): none, although the
-  // wrapped size (0) is granted and their bitmap (2 MiB) fits (found missing by the third mutation sweep, 2026-11-26)
+  // wrapped size (0) is granted and their bitmap (2 MiB) fits (found missing by the third mutation sweep)
   BitmappedBlock<choose_at_runtime, 64, HugeDevice> wraps(SIZE_MAX, std::size_t{1} << 40);
   CHECK(wraps.block_count() == 0);
   CHECK(!wraps.allocate(1));
@@ -1032,7 +1032,7 @@ TEST_CASE("BitmappedBlock in band: the payload ends inside the parent's allocati
   // D's totalAllocation: the bitmap's words, Alignment less the alignment the parent's pointer plus the bitmap
   // already has (min(parent alignment, lowest set bit of the bitmap bytes)), the blocks: 8 + 56 + 64, then two words,
   // 16-aligned after them, 16 + 48 + the blocks (a slack computed from 8 alone passed every test until the third
-  // mutation sweep, 2026-11-26).
+  // mutation sweep).
   const std::pair<std::size_t, std::size_t> cases[] = {
       {64, 8 + 56 + 64}, {64 * 70, 16 + 48 + 64 * 70}, {64 * 128, 16 + 48 + 64 * 128}};
   for (const auto& [cap_, total] : cases) {

@@ -5,7 +5,7 @@
 // Mallocator, AlignedMallocator and NoAccessAllocator (device stand-in: any host touch of the payload crashes);
 // BitmappedBlockWithInternalPointers over a span, NoAccessAllocator, Mallocator (run-time block size) and
 // AlignedMallocator. At least 10^6 operations per block and mode, about 1.4 x 10^7 in all. SharedBitmappedBlock's
-// randomized runs are in shared_bitmapped_block.cpp (no model there: its single blocks start at the thread's word).
+// randomized runs are in bitmapped_block_shared.cpp (no model there: its single blocks start at the thread's word).
 #include <alloy/aligned_mallocator.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>

@@ -18,7 +18,7 @@ using alloy::Mallocator;
 using alloy::Ternary;
 
 TEST_CASE("BitmappedBlock, assertions off: a bad run-time block size leaves a usable block with no blocks") {
-  // not a positive multiple of Alignment (a debug build asserts instead; found by a mutation sweep, 2026-11-24:
+  // not a positive multiple of Alignment (a debug build asserts instead; found by a mutation sweep:
   // no preset built the subcase that checks this)
   for (std::size_t bs : {std::size_t{0}, std::size_t{24}, std::size_t{8}}) {
     CAPTURE(bs);
@@ -48,7 +48,7 @@ TEST_CASE("BitmappedBlock, assertions off: the multi-block free refuses a block 
 
 TEST_CASE("BitmappedBlock, assertions off: a block whose size wraps the single-block test is refused") {
   // offset % BlockSize + size wrapped to a small number, so such a block took the single-block path and freed the
-  // live block at its start (found in review, 2026-11-24). BlockSize != Alignment: only then is the offset read.
+  // live block at its start (found in review). BlockSize != Alignment: only then is the offset read.
   auto check = [](auto& a) {
     const Block b = a.allocate(64);
     REQUIRE(b);

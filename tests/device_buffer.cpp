@@ -481,7 +481,7 @@ TEST_CASE("device_buffer: external memory is wrapped, never freed") {
     CHECK(read_back(copy) == src);
     device_buffer<NoAccessAllocator> moved(std::move(b));  // the flag moves with the memory
     CHECK(moved.is_external());
-    CHECK(!b.is_external());  // NOLINT(bugprone-use-after-move)
+    CHECK(!b.is_external());  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
   }
   CHECK(NoAccessAllocator::instance.owns(ext) == alloy::Ternary::yes);  // still ours
   {

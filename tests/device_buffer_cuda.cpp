@@ -95,7 +95,7 @@ TEST_CASE("device_buffer<CudaMallocator>: upload, resize / reserve / shrink keep
   CHECK(c.data() != b.data());
   CHECK(to_host(c, s) == to_host(b, s));
   alloy::device_buffer<alloy::CudaMallocator> m(std::move(c));
-  CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move)
+  CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
   CHECK(to_host(m, s) == to_host(b, s));
   REQUIRE(cudaStreamSynchronize(s.s) == cudaSuccess);
 }

@@ -124,7 +124,7 @@ TEST_CASE_TEMPLATE("device_buffer over a device stack: every operation, no host 
     void* const q = c.data();
     device_buffer<A> m(std::move(c));
     CHECK(m.data() == q);
-    CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move)
+    CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
     m = std::move(from_host);
     CHECK(read_back(m) == read_back(b));
 

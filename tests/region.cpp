@@ -248,7 +248,7 @@ TEST_CASE("Region: owning: size rounded up, parent refusal, move, destructor") {
   CHECK(a.capacity() == 1008);  // rounded up to MinAlign, not to the parent's pages
   CHECK(alloy::NoAccessAllocator::live_blocks() == before + 1);
   R<alloy::NoAccessAllocator> b(std::move(a));
-  CHECK(a.capacity() == 0);  // NOLINT: moved-from is an empty region
+  CHECK(a.capacity() == 0);  // NOLINT(bugprone-use-after-move): moved-from is an empty region
   CHECK(!a.allocate(1));
   CHECK(b.capacity() == 1008);
   CHECK(b.allocate(1008));

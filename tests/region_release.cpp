@@ -16,7 +16,7 @@ using alloy::Ternary;
 
 TEST_CASE("Region, assertions off: expand and deallocate refuse a block that ends where this region's next one starts") {
   // Two regions over the two halves of one buffer: a block that fills the left one ends exactly at the right one's
-  // current pointer. expand grew it into the right region (found in review, 2026-11-24), whose next allocation
+  // current pointer. expand grew it into the right region (found in review), whose next allocation
   // then overlapped it.
   alignas(64) static std::byte buf[256];
   alloy::Region<> left(std::span<std::byte>(buf, 128)), right(std::span<std::byte>(buf + 128, 128));

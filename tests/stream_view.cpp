@@ -13,13 +13,13 @@ CUstream_st* handle(std::uintptr_t id) { return reinterpret_cast<CUstream_st*>(i
 
 struct ref_shape {  // cuda::stream_ref's shape
   using value_type = CUstream_st*;
-  ref_shape(value_type v) : v_(v) {}  // NOLINT
+  ref_shape(value_type v) : v_(v) {}  // NOLINT(google-explicit-constructor): as cuda::stream_ref
   value_type get() const noexcept { return v_; }
   value_type v_;
 };
 struct wrong_value_type {  // constructible and get() as a stream_ref, but its value_type is not cudaStream_t
   using value_type = void*;
-  wrong_value_type(CUstream_st* v) : v_(v) {}  // NOLINT
+  wrong_value_type(CUstream_st* v) : v_(v) {}  // NOLINT(google-explicit-constructor): as cuda::stream_ref
   CUstream_st* get() const noexcept { return v_; }
   CUstream_st* v_;
 };

@@ -570,7 +570,7 @@ METHOD = """\
   BitmappedBlock's offsets and failures in lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no
   ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
-  structure costs (docs/bitmapped_block.md, "Fourth round").
+  structure costs (docs/design_notes.md, "The bounds that show W3's limit").
 - **W3 has a null row** ("null: one static buffer (the loop alone)", kind *loop*): every request gets the same
   static buffer, so the row is W3's loop alone (the generator, the slot loads, the 50% unpredictable branch on the
   slot, the byte write and the sink). W3's table and its instruction counts give every stack gross and **net** of
@@ -582,7 +582,7 @@ METHOD = """\
   hint as the floor does; "bound: bitmap only, first fits given" keeps the bitmap alone (tests/w3_floor.cpp checks
   both against the floor in lockstep). The floor minus the first is what the search costs; the first minus the
   second is what the summary's upkeep costs; and no allocator that keeps such a summary runs faster than the first
-  (docs/bitmapped_block.md, "Tenth round").
+  (docs/design_notes.md, "The bounds that show W3's limit").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
 """
 

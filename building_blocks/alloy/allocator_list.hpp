@@ -238,8 +238,8 @@ class AllocatorList {
 
   /// As reallocate, keeping alignment `al` (a power of two, else false): the owner's aligned_reallocate (or its
   /// expand, when growing a block that is already aligned) first; else a block from aligned_allocate, a copy, and
-  /// the old block given back, or forgotten when its owner keeps it (found in review: D's generic fallback left such
-  /// a block counted, so a list of Regions never became empty again after make's expand_array of an over-aligned T).
+  /// the old block given back, or forgotten when its owner keeps it (D's generic fallback would leave such a block
+  /// counted, so a list of Regions would never become empty again after make's expand_array of an over-aligned T).
   bool aligned_reallocate(Block& b, std::size_t n, std::size_t al) noexcept
     requires has_aligned_allocate<A> && has_owns<A> && has_deallocate<A> && (host_accessible<A> || has_copy<A>)
   {
@@ -299,8 +299,8 @@ class AllocatorList {
   // A new allocator for a request that no allocator could serve (want: the bytes to ask the factory for), and the
   // block `op` takes from it. In-band, the allocator made to hold a larger node array is made for the request too,
   // but its own rounding (a BitmappedBlock rounds the array and the request up to whole blocks) may leave the request
-  // out: then an allocator made for the request alone takes one of the slots the growth made (found in review: the
-  // request failed where out-of-band it succeeds).
+  // out: then an allocator made for the request alone takes one of the slots the growth made (so the request does
+  // not fail where out-of-band it succeeds).
   template <class Op>
   Block from_new_allocator(std::size_t want, Op op) noexcept {
     const std::size_t p = add_allocator(want);
@@ -519,8 +519,8 @@ class AllocatorList {
     home_ = p;
     just_added_ = p;
     // The old array goes back to the old home. A Region keeps it (only its last block goes back), but nothing uses
-    // it any more: the old home stops counting it either way, and goes once its blocks are freed (found in review:
-    // over Regions every old home stayed alive, one more each time the array doubled).
+    // it any more: the old home stops counting it either way, and goes once its blocks are freed (otherwise, over
+    // Regions, every old home would stay alive, one more each time the array doubled).
     if (old && old_home != npos) {
       if constexpr (has_deallocate<A>) (void)nodes_[old_home].a().deallocate(old);
       if (--nodes_[old_home].live == 0) destroy_node(old_home, npos);

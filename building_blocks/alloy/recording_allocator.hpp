@@ -54,8 +54,10 @@ inline std::size_t format_trace_line(const TraceEvent& e, char* buf, std::size_t
 class TraceSink {
  public:
   TraceSink() noexcept = default;                                   ///< in memory: read it back with `buffer()`
-  TraceSink(std::FILE* f) noexcept : file_(f) {}                    // NOLINT: implicit, `RecordingAllocator r(stdout)`
-  TraceSink(std::ostream& os) noexcept : stream_(&os) {}            // NOLINT: implicit, `RecordingAllocator r(std::cout)`
+  // NOLINTNEXTLINE(google-explicit-constructor): `RecordingAllocator r(stdout)`
+  TraceSink(std::FILE* f) noexcept : file_(f) {}
+  // NOLINTNEXTLINE(google-explicit-constructor): `r(std::cout)`
+  TraceSink(std::ostream& os) noexcept : stream_(&os) {}
 
   [[nodiscard]] bool in_memory() const noexcept { return file_ == nullptr && stream_ == nullptr; }
   /// The text written so far when in memory (empty otherwise).
@@ -284,7 +286,7 @@ class RecordingAllocator {
     return parent_.good_alloc_size(n);
   }
   bool copy(void* d, const void* s, std::size_t n, stream_view st) noexcept requires has_copy<Parent> {
-    std::lock_guard g(mutex_);  // not recorded, but a call to Parent like any other (found in review: unlocked)
+    std::lock_guard g(mutex_);  // not recorded, but a call to Parent like any other
     return parent_.copy(d, s, n, st);
   }
 

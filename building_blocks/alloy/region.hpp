@@ -278,7 +278,7 @@ class Region {
     if (delta == 0) return true;
     if (!b) return false;
     // Checked in release builds too, as deallocate does: a foreign block that happens to end at current_ (one from a
-    // region over the memory just below) must not grow into this region (found in review).
+    // region over the memory just below) must not grow into this region.
     const bool mine = chunk_.holds(b);
     ALLOY_ASSERT(mine, "Region::expand: the block did not come from this region");
     if (!mine) return false;

@@ -334,14 +334,15 @@ class StreamOrdered {
       // (aligned) or a stream id key (odd).
       static std::atomic<std::uintptr_t> next{0};
       thread_local const std::uintptr_t id = next.fetch_add(1, std::memory_order_relaxed) * 4 + 2;
-      return reinterpret_cast<const void*>(id);  // NOLINT: a key, never dereferenced
+      return reinterpret_cast<const void*>(id);  // NOLINT(performance-no-int-to-ptr): a key, never dereferenced
     }
     if (h == cudaStreamLegacy || h == nullptr) return nullptr;
     if constexpr (Events == FreeEvents::at_each_free) {
       // A destroyed stream's handle may come back for a new stream, which must not take the old one's blocks
       // without waiting: key by the runtime's stream id, never reused (one more call; this mode pays per free).
       unsigned long long id = 0;
-      if (::cudaStreamGetId(h, &id) == cudaSuccess) return reinterpret_cast<const void*>((id << 1) | 1);  // NOLINT
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): a key
+      if (::cudaStreamGetId(h, &id) == cudaSuccess) return reinterpret_cast<const void*>((id << 1) | 1);
       (void)::cudaGetLastError();
     }
     return h;

@@ -39,8 +39,8 @@ constexpr std::size_t round_up_object_size(std::size_t n, std::size_t a) noexcep
 }
 /// ceil(n / d) for d > 0, without overflow.
 constexpr std::size_t divide_round_up(std::size_t n, std::size_t d) noexcept { return n / d + (n % d != 0); }
-/// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says: found in review, the
-/// builtins wrote the wrapped value).
+/// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says; the builtins would write the
+/// wrapped value, hence the temporary).
 constexpr bool add_checked(std::size_t a, std::size_t b, std::size_t& out) noexcept {
   std::size_t t = 0;
   if (__builtin_add_overflow(a, b, &t)) return false;
@@ -74,7 +74,8 @@ inline void* align_up(void* p, std::size_t a) noexcept {
   return reinterpret_cast<void*>(align_up(reinterpret_cast<std::uintptr_t>(p), a));
 }
 inline std::uintptr_t address_of(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
-inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }  // NOLINT
+// NOLINTNEXTLINE(performance-no-int-to-ptr): on purpose
+inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }
 
 /// Whether `b` lies entirely inside [lo, lo + size).
 inline bool block_within(Block b, const void* lo, std::size_t size) noexcept {

@@ -129,9 +129,8 @@ concept runtime_memory_space = requires(const A& a) {
 
 /// The memory space of A: `A::memory_space` when declared, else host. For a stack whose space is known only at run
 /// time, device: the one answer that holds for every value, so that a block stacked on it keeps its bookkeeping on
-/// the host and an adapter that hands memory to the host refuses it at compile time (found in review: an
-/// AnyAllocator over device memory was "host" for every compile-time check, and a Ref to it, or a Region over it,
-/// took device memory into std containers).
+/// the host and an adapter that hands memory to the host refuses it at compile time (answering "host" would let a Ref
+/// to an AnyAllocator over device memory, or a Region over it, take device memory into std containers).
 template <class A>
 constexpr MemorySpace memory_space_of() noexcept {
   if constexpr (runtime_memory_space<A>)

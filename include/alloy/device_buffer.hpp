@@ -62,10 +62,10 @@ bool copy_with(A& a, void* dst, const void* src, std::size_t n, stream_view s) {
 /// Copies from Src's memory into Dst's: out of memory the host may not touch into host-accessible memory, Src's copy
 /// (else its space's default), since only that side knows how to read its memory; otherwise Dst's copy, else Src's,
 /// else the default of the side the host may not touch (device memory: cudaMemcpyAsync), else memmove (both sides
-/// host-accessible). Found in review: a host allocator with a copy of its own (AnyAllocator over Mallocator: memmove)
-/// was asked to copy out of device memory, and read it from the host. A side whose memory space is known only at run
-/// time (AnyAllocator, device at compile time) is asked at run time (found in review: an AnyAllocator over Mallocator
-/// deep-copying from a buffer over device memory used its own memmove).
+/// host-accessible). So a host allocator with a copy of its own (AnyAllocator over Mallocator: memmove) is never asked
+/// to copy out of device memory, which it would read from the host. A side whose memory space is known only at run
+/// time (AnyAllocator, device at compile time) is asked at run time (an AnyAllocator over Mallocator deep-copying
+/// from a buffer over device memory must not use its own memmove).
 template <class Dst, class Src>
 bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, stream_view st) {
   if constexpr (host_accessible<Dst> && !host_accessible<Src>) {
@@ -91,7 +91,7 @@ bool copy_between(Dst& d, Src& s, void* dst, const void* src, std::size_t n, str
 /// CUDA may have made the copy (one of the sides is not plain host memory and <alloy/cuda_mallocator.hpp> is
 /// included; the hook throws -1 when the runtime reports no error), else with code -1. Host allocators never consult
 /// the runtime, so their copies fail the same way in every translation unit. Every side counts, not only the
-/// destination: a deep copy into host memory is made by the device side (found in review: its code was lost).
+/// destination: a deep copy into host memory is made by the device side, whose code must not be lost.
 template <class... As>
 [[noreturn]] void copy_failed(const char* what) {
   auto runtime_error = [what]<class A>(std::type_identity<A>) {
@@ -314,8 +314,8 @@ class device_buffer {
       release();
       data_ = nullptr;
       // Owned memory keeps its alignment (A's or the explicit one); an external pointer's was only a fact about that
-      // pointer: A's from now on, as when shrink_to_fit moves a nonempty external buffer (found in review: the empty
-      // buffer kept the pointer's under-alignment and could not grow again over an allocator without aligned_allocate).
+      // pointer: A's from now on, as when shrink_to_fit moves a nonempty external buffer (keeping the pointer's
+      // under-alignment, the empty buffer could not grow again over an allocator without aligned_allocate).
       cap_ = external ? 0 : (cap_ & align_field_mask);
       return;
     }

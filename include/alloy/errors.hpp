@@ -31,8 +31,9 @@ namespace alloy {
 /// cannot give, a size too large to record). Derives `std::bad_alloc`, so `catch (std::bad_alloc&)` sees it.
 class bad_alloc : public std::bad_alloc {
  public:
+  // NOLINTNEXTLINE(bugprone-throw-keyword-missing): a member holds the text
   explicit bad_alloc(const char* what) : what_(what) {}
-  explicit bad_alloc(const std::string& what) : what_(what) {}
+  explicit bad_alloc(const std::string& what) : what_(what) {}  // NOLINT(bugprone-throw-keyword-missing): as above
   [[nodiscard]] const char* what() const noexcept override { return what_.what(); }
 
  private:

@@ -35,8 +35,8 @@ constexpr bool check_typed() noexcept {
 }
 
 // dispose runs T's destructor on the host: over memory the host cannot touch only a trivial one (which runs no
-// code) may "run". make refuses such an A, so only a pointer from elsewhere reaches this (found in review: it
-// compiled and crashed).
+// code) may "run". make refuses such an A, so only a pointer from elsewhere reaches this (a non-trivial destructor
+// would compile and crash).
 template <class T, class A>
 constexpr bool host_may_destroy() noexcept {
   static_assert(host_accessible_or_checked<A> || std::is_trivially_destructible_v<T>,

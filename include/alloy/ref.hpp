@@ -33,7 +33,7 @@ class Ref {
   static constexpr std::size_t alignment = A::alignment;
   static constexpr MemorySpace memory_space = memory_space_of<A>();
 
-  constexpr Ref(A& a) noexcept : a_(&a) {}  // NOLINT: implicit, so a Ref parameter accepts an A
+  constexpr Ref(A& a) noexcept : a_(&a) {}  // NOLINT(google-explicit-constructor): a Ref parameter accepts an A
   constexpr explicit Ref(A* a) noexcept : a_(a) {
     ALLOY_ASSERT(a != nullptr, "Ref(A*): the pointer is null; a Ref must refer to an allocator");
   }

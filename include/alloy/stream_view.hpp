@@ -46,15 +46,18 @@ concept stream_ref_like = std::same_as<typename T::value_type, CUstream_st*> &&
 class stream_view {
  public:
   constexpr stream_view() noexcept = default;
-  constexpr stream_view(CUstream_st* s) noexcept : stream_(s) {}  // NOLINT: implicit from cudaStream_t, as RMM
+  // NOLINTNEXTLINE(google-explicit-constructor): from cudaStream_t, as RMM
+  constexpr stream_view(CUstream_st* s) noexcept : stream_(s) {}
   /// From `cuda::stream_ref` (or any stream_ref_like type).
   template <stream_ref_like R>
-  constexpr stream_view(const R& r) noexcept : stream_(r.get()) {}  // NOLINT: implicit, as RMM's cuda_stream_view
+  // NOLINTNEXTLINE(google-explicit-constructor): as RMM's cuda_stream_view
+  constexpr stream_view(const R& r) noexcept : stream_(r.get()) {}
   [[nodiscard]] constexpr CUstream_st* value() const noexcept { return stream_; }
-  constexpr operator CUstream_st*() const noexcept { return stream_; }  // NOLINT: implicit to cudaStream_t, as RMM
+  // NOLINTNEXTLINE(google-explicit-constructor): to cudaStream_t, as RMM
+  constexpr operator CUstream_st*() const noexcept { return stream_; }
   /// To `cuda::stream_ref` (or any stream_ref_like type), so a stream_view passes where CCCL wants a stream_ref.
   template <stream_ref_like R>
-  constexpr operator R() const noexcept {  // NOLINT: implicit, as RMM's cuda_stream_view
+  constexpr operator R() const noexcept {  // NOLINT(google-explicit-constructor): as RMM's cuda_stream_view
     return R(stream_);
   }
   [[nodiscard]] constexpr bool is_default() const noexcept { return stream_ == nullptr; }

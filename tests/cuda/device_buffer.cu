@@ -83,7 +83,7 @@ TEST_CASE("device_buffer<CudaMallocator>: a kernel writes through data(), resize
   CHECK(is_iota(to_host(c, s), 8, n / 2));
   CHECK(is_iota(to_host(b, s), 7, n / 2));  // the original is untouched
   alloy::device_buffer<alloy::CudaMallocator> m(std::move(c));
-  CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move)
+  CHECK(c.data() == nullptr);  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
   CHECK(is_iota(to_host(m, s), 8, n / 2));
   REQUIRE(cudaStreamSynchronize(s.s) == cudaSuccess);
 }

@@ -19,7 +19,7 @@ struct Stream {
   ~Stream() {
     if (s) cudaStreamDestroy(s);
   }
-  operator alloy::stream_view() const { return s; }  // NOLINT: implicit, as cudaStream_t is
+  operator alloy::stream_view() const { return s; }  // NOLINT(google-explicit-constructor): as cudaStream_t is
 };
 
 }  // namespace alloy::test

@@ -22,7 +22,7 @@ inline constexpr std::uint64_t all_ones = ~std::uint64_t{0};
 /// The bitmap of a block allocator that has no block: full words, read and never written, so that the single-block
 /// fast path needs no null check. Const (read-only memory): a foreign block freed into an allocator without blocks
 /// (a broken precondition, caught by ALLOY_ASSERT in debug builds) faults there instead of corrupting the words
-/// that every empty allocator in the process reads (found in review).
+/// that every empty allocator in the process reads.
 inline constexpr std::uint64_t full_sentinel[2] = {all_ones, all_ones};
 /// full_sentinel as the bitmap pointer of an allocator without blocks (never written through).
 constexpr std::uint64_t* sentinel() noexcept { return const_cast<std::uint64_t*>(full_sentinel); }

@@ -78,7 +78,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
                 "stateless, host-accessible allocator with deallocate (Mallocator)");
   // Over host memory too: a multiblock block takes its summary index from Bookkeeping{} (a temporary) and gives it
   // back to another one, so a stateful or device Bookkeeping would hand out memory that dies or that the host cannot
-  // write (found in review: InSituRegion, NoAccessAllocator).
+  // write (InSituRegion, NoAccessAllocator).
   static_assert(std::is_same_v<Bookkeeping, NullAllocator> ||
                     (allocator<Bookkeeping> && has_deallocate<Bookkeeping> && host_accessible<Bookkeeping> &&
                      std::is_empty_v<Bookkeeping> && std::is_default_constructible_v<Bookkeeping>),
@@ -274,7 +274,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (k > blocks_ - f) return {};
       if (claim(f, k)) {
         // Shared: a lock-free single-block allocate may have taken a block of [f, f + k), raised the cursor and
-        // freed the block after the cursor was read above (found in review). Its raise is sequenced before its free,
+        // freed the block after the cursor was read above. Its raise is sequenced before its free,
         // and the claim's acquire CAS read that release free: a second read of the cursor sees the raise.
         if (!Shared || load_fresh() == f) {
           raise_fresh(f + k);
@@ -422,7 +422,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         }
         // Its byte and the previous word's to 64 (a bound; wi - 1 may be the hint word). The exact raise
         // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
-        // under 2% (measured 2026-11-22).
+        // under 2% (docs/design_notes.md).
         if constexpr (summarized) raise_summary(wi);
         return true;
       }
@@ -602,8 +602,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
   // In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
   // Without a summary it reads nothing: in SharedBitmappedBlock the hint word is one that lock-free single-block
-  // paths CAS, and a plain read of it, even one thrown away, is a data race (found in review: TSan reports it at
-  // -O0, where the read is not dropped).
+  // paths CAS, and a plain read of it, even one thrown away, is a data race (TSan reports it at -O0, where the read
+  // is not dropped).
   void refresh_hint_byte() noexcept {
     if constexpr (summarized) refresh_hint_byte(*hint_word_);
   }
@@ -665,7 +665,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Word wf's free head grew, so the run from word wf - 1's free tail did too. When wf - 1 is the hint word, its byte
   // may stand for its snapshot, whose free tail can be longer than the word's now (blocks taken since): refresh it
   // first, so that the snapshot is the word as it is now and the raise that follows (or none, for no free tail)
-  // leaves a bound. (Found in review; the test "the hint word's summary byte bounds its tail run..." replays it.)
+  // leaves a bound. (The test "the hint word's summary byte bounds its tail run..." replays the case.)
   void head_grew(std::size_t wf) noexcept {
     if (wf - 1 == start_) refresh_hint_byte();
   }
@@ -817,7 +817,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (moved) reset_snap();  // a word that was not the hint: its byte bounds it (the same word keeps its snapshot)
   }
   // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
-  // translation units' static initializers; found in review).
+  // translation units' static initializers).
   constexpr std::uint64_t* no_block_hint_word() noexcept {
     if constexpr (cached) return &hint_bits_;
     else return bitmap::sentinel();
@@ -1124,7 +1124,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // SharedBitmappedBlock's aligned_allocate, under the lock: the first fit of k = blocks_for(n + a - Alignment)
   // blocks (D's method, as the single-threaded block), but only the blocks the result uses are claimed. Claiming
   // all k and giving back the lead and tail afterwards (as the single-threaded block does) made lock-free
-  // single-block allocations fail while those blocks were free (found in review). First fit from block 0 for one
+  // single-block allocations fail while those blocks were free. First fit from block 0 for one
   // block too: alloc1 would start at this thread's word.
   // The fresh cursor still moves past all k blocks, so allocate_fresh afterwards lands where it does in D and in
   // the single-threaded block.

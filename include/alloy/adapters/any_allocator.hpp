@@ -105,8 +105,8 @@ struct AnyOps {
   static bool aligned_reallocate(void* p, Block& b, std::size_t n, std::size_t al) noexcept {
     if constexpr (has_aligned_allocate<A> && (has_aligned_reallocate<A> || can_copy)) {
       return alloy::aligned_reallocate(get(p), b, n, al);
-    } else {  // as aligned_allocate: the stack's own alignment may be enough (found in review: make's expand_array
-              // of ints over an AnyAllocator, whose static alignment is 1, always failed)
+    } else {  // as aligned_allocate: the stack's own alignment may be enough (else make's expand_array of ints
+              // over an AnyAllocator, whose static alignment is 1, would always fail)
       if (!is_power_of_two(al) || al > A::alignment) return false;
       return reallocate(p, b, n);
     }
@@ -216,7 +216,7 @@ class AnyAllocator {
   /// stateful stack is stored (one heap record).
   template <class A>
     requires allocator<std::remove_cvref_t<A>> && (!std::is_same_v<std::remove_cvref_t<A>, AnyAllocator>)
-  AnyAllocator(A&& a) {  // NOLINT: implicit, so any stack converts where an AnyAllocator is expected
+  AnyAllocator(A&& a) {  // NOLINT(google-explicit-constructor): any stack converts to an AnyAllocator
     using S = std::remove_cvref_t<A>;
     if constexpr (detail::any_inline<S>) {
       vt_ = &detail::AnyOps<S, detail::AnyMode::inline_stateless>::table;
@@ -258,7 +258,7 @@ class AnyAllocator {
 
   // A template, so that it takes two AnyAllocators only: as a plain hidden friend, argument-dependent lookup found it
   // for any stack with an AnyAllocator among its template arguments (Region<AnyAllocator>), which then converted to
-  // AnyAllocator (a heap copy of each) and looked equality-comparable (found in review).
+  // AnyAllocator (a heap copy of each) and looked equality-comparable.
   template <class T>
     requires std::same_as<T, AnyAllocator>
   friend bool operator==(const T& x, const T& y) noexcept {

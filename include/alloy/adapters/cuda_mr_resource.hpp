@@ -55,7 +55,7 @@ class CudaMrResource {
                 "an AnyAllocator's memory space is known only at run time: wrap the concrete stack instead");
  public:
   CudaMrResource() noexcept requires detail::stored_by_value<A> { check(); }
-  CudaMrResource(A& a) noexcept {  // NOLINT: implicit, so a stack converts where a resource is expected
+  CudaMrResource(A& a) noexcept {  // NOLINT(google-explicit-constructor): a stack converts to a resource
     if constexpr (!detail::stored_by_value<A>) a_ = &a;
     else (void)a;
     check();

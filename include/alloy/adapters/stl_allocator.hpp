@@ -93,12 +93,13 @@ class StlAllocator {
   /// Default construction: only for a stateless stack.
   StlAllocator() noexcept requires detail::stored_by_value<A> = default;
   /// Uses `a`; a stateful `a` must outlive every container using this allocator.
-  StlAllocator(A& a) noexcept {  // NOLINT: implicit, as pmr's polymorphic_allocator from a memory_resource*
+  StlAllocator(A& a) noexcept {  // NOLINT(google-explicit-constructor): as pmr's polymorphic_allocator
     if constexpr (!detail::stored_by_value<A>) a_ = &a;
     else (void)a;
   }
   template <class U>
-  StlAllocator(const StlAllocator<U, A>& other) noexcept {  // NOLINT: rebinding copy, as std::allocator
+  // NOLINTNEXTLINE(google-explicit-constructor): rebinding copy, as std::allocator
+  StlAllocator(const StlAllocator<U, A>& other) noexcept {
     if constexpr (!detail::stored_by_value<A>) a_ = other.a_;
     else (void)other;
   }

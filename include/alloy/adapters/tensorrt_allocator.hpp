@@ -132,7 +132,7 @@ class TensorRTAllocator final : public nvinfer1::IGpuAsyncAllocator {
 
  private:
   // reallocate has no stream and TensorRT reads the new block as soon as it returns: a copy that CUDA may have made
-  // asynchronously (device memory, <alloy/cuda_mallocator.hpp> included) is waited for (found in review).
+  // asynchronously (device memory, <alloy/cuda_mallocator.hpp> included) is waited for.
   static bool copies_done() noexcept {
     if constexpr (memory_space_of<A>() != MemorySpace::host) {
       if constexpr (requires { synchronize_copies(detail::space_tag<A>{}, stream_view{}); })

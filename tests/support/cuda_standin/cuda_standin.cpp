@@ -769,7 +769,7 @@ void forget_annotations(const void* p, std::size_t n) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // The runtime's entry points.
-using namespace alloy::standin;  // NOLINT
+using namespace alloy::standin;
 
 extern "C" {
 

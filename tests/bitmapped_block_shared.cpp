@@ -246,7 +246,7 @@ TEST_CASE("SharedBitmappedBlock: 8-thread stress") {
   stress(s, 1, 30'000);
 }
 
-// Found in review (2026-11-24): allocate_fresh read the fresh cursor, then claimed the blocks from there; a lock-free
+// Regression test: allocate_fresh read the fresh cursor, then claimed the blocks from there; a lock-free
 // single-block allocate on another thread could take one of those blocks, raise the cursor and free the block in
 // between, and allocate_fresh then handed out that used block. Each round: a new 8192-block arena; thread B
 // allocates one block and frees it while the main thread asks allocate_fresh for all 8192 blocks. At most one of
@@ -293,7 +293,7 @@ TEST_CASE("SharedBitmappedBlock: allocate_fresh racing a lock-free allocate neve
   MESSAGE("allocate_fresh first in " << fresh_won << " rounds, the lock-free allocate first in " << b_won);
 }
 
-// Found in review (2026-11-24): aligned_allocate claimed the whole over-allocation (n + a - Alignment bytes) and gave
+// Regression test: aligned_allocate claimed the whole over-allocation (n + a - Alignment bytes) and gave
 // back its lead and tail afterwards, so a lock-free single-block allocate could find every block taken while some
 // were free. Here only blocks 8 to 11 are free; one thread loops aligned_allocate(16, 256) (it needs all four free
 // and keeps one), the other allocate(64): at least three of the four are free whenever the second thread searches,
@@ -336,7 +336,7 @@ TEST_CASE("SharedBitmappedBlock: aligned_allocate does not make a lock-free allo
   CHECK(a.empty() == Ternary::yes);
 }
 
-// Found by a mutation sweep (2026-11-24): a locked multi-block allocate that loses a claim to a lock-free single
+// Regression test: a locked multi-block allocate that loses a claim to a lock-free single
 // block must search the same word again (not skip it), and a claim across two words that fails on the second must
 // give back its bits in the first. Blocks [lo, hi) free, everything else held; one thread allocates and frees one
 // block in a loop, the main thread k blocks: the single thread holds at most one block, so when every k-run the
@@ -390,7 +390,7 @@ TEST_CASE("SharedBitmappedBlock: a multi-block allocate racing single blocks ret
   race_multi_against_single(56, 72, 12, false); // every run of 12 crosses the word boundary; some fail
 }
 
-// Found by a mutation sweep (2026-11-24): aligned_allocate's claim, lost to a lock-free single block, must search
+// Regression test: aligned_allocate's claim, lost to a lock-free single block, must search
 // the same word again (a retry from the next word passed every other test). Odd blocks are 128-aligned; blocks 9 to
 // 16 are free and the other thread holds at most one, so a 128-aligned block is always free: no call may fail.
 TEST_CASE("SharedBitmappedBlock: aligned_allocate racing single blocks retries the word") {
@@ -433,7 +433,7 @@ TEST_CASE("SharedBitmappedBlock: aligned_allocate racing single blocks retries t
   alloy::AlignedMallocator::instance.deallocate(mem);
 }
 
-// Found by the second mutation sweep (2026-11-24): this thread's start word may lie past a smaller arena assigned
+// Regression test: this thread's start word may lie past a smaller arena assigned
 // to the same object later; the search must start inside the new bitmap.
 TEST_CASE("SharedBitmappedBlock: a thread's start word past a smaller arena assigned later") {
   using S = SharedBitmappedBlock<64, 16>;
@@ -449,7 +449,7 @@ TEST_CASE("SharedBitmappedBlock: a thread's start word past a smaller arena assi
   CHECK(b.ptr == a.payload());
 }
 
-// Found by the third mutation sweep (2026-11-26): the multi-block paths hold the lock among themselves. Without it,
+// Regression test: the multi-block paths hold the lock among themselves. Without it,
 // their word-by-word claims block each other: two requests of 96 blocks (a word and a half) into an empty arena of
 // 192, one per thread; one claims word 0 of blocks 0..95, the other finds word 0 taken and claims blocks 64..159
 // before the first reaches word 1; the first gives word 0 back and finds no run of 96, so it fails although the two

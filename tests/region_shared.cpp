@@ -187,7 +187,7 @@ TEST_CASE("SharedRegion: threads racing to exhaustion share out every byte exact
   CHECK(a.available() == 0);
 }
 
-// Found by a mutation sweep (2026-11-24): with every CAS relaxed instead of acq_rel the suite passed (x86 emits the
+// Regression test: with every CAS relaxed instead of acq_rel the suite passed (x86 emits the
 // same instruction). A block given back by one thread and handed to another must order the first owner's writes
 // before the next owner's: under the tsan preset a relaxed CAS shows as a data race on the block (the flag below is
 // relaxed on purpose, so it orders nothing).

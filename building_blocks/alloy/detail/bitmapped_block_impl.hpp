@@ -9,9 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <thread>
 #include <type_traits>
 #include <utility>
+
+#include <sched.h>  // sched_yield, not <thread>: 0.2 s less per translation unit (g++ 12 -O2)
 
 #include <alloy/common.hpp>
 #include <alloy/detail/bitmap.hpp>
@@ -288,7 +289,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       } else if (load_fresh() == f) {
         // A bit at or past the cursor is set: a lock-free allocate that has not raised the cursor yet (every
         // locked path raises it under the lock). Its raise comes next.
-        std::this_thread::yield();
+        ::sched_yield();
       }
     }
   }
@@ -964,7 +965,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if constexpr (Shared) {
         std::atomic_ref<std::uint32_t> l(self->lock_);
         while (l.exchange(1, std::memory_order_acquire))
-          while (l.load(std::memory_order_relaxed)) std::this_thread::yield();
+          while (l.load(std::memory_order_relaxed)) ::sched_yield();
       } else {
         self->flush_hint();
       }

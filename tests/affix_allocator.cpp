@@ -29,8 +29,6 @@ using BBI = alloy::BitmappedBlockWithInternalPointers<64, 16, Mallocator>;
 
 template <class A, class P, class S>
 inline constexpr bool alloy::test::deallocates_last_only<AffixAllocator<A, P, S>> = alloy::test::deallocates_last_only<A>;
-template <class P, std::size_t M, bool D>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::Region<P, M, D>> = true;
 
 // Capabilities, with their iff rules.
 using M8 = AffixAllocator<Mallocator, std::uint64_t>;

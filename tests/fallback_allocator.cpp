@@ -53,7 +53,7 @@ static_assert(alloy::has_stream_ordered<FS> && !alloy::has_stream_ordered<FR>);
 // Stateless parts cost (almost) nothing: [[no_unique_address]] of two distinct empty types.
 static_assert(sizeof(FMM) == 1);
 
-template <class P, std::size_t A, bool D, class F>
+template <class P, std::size_t A, alloy::GrowDownwards D, class F>
 inline constexpr bool alloy::test::deallocates_last_only<FallbackAllocator<alloy::Region<P, A, D>, F>> = true;
 
 alignas(4096) static std::byte g_a[1 << 15];

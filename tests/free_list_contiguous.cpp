@@ -23,9 +23,6 @@ using alloy::Ternary;
 using alloy::unbounded;
 using Arena = alloy::Region<Mallocator>;
 
-template <class P, std::size_t M, bool D>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::Region<P, M, D>> = true;
-
 using CN = ContiguousFreeList<NullAllocator, 0, 64>;
 using CM = ContiguousFreeList<Mallocator, 16, 64>;
 static_assert(alloy::has_owns<CN> && alloy::has_empty<CN> && alloy::has_deallocate_all<CN> && alloy::has_good_alloc_size<CN>);

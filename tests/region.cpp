@@ -45,9 +45,6 @@ static_assert(std::is_constructible_v<R<alloy::AlignedMallocator, 4096>, std::si
 static_assert(!std::is_constructible_v<R<alloy::Ref<alloy::Mallocator>>, std::size_t>);
 static_assert(std::is_constructible_v<R<alloy::Ref<alloy::Mallocator>>, alloy::Ref<alloy::Mallocator>, std::size_t>);
 
-template <class P, std::size_t A, alloy::GrowDownwards D>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::Region<P, A, D>> = true;
-
 alignas(4096) static std::byte g_buf[1 << 16];
 
 TEST_CASE_TEMPLATE("Region: conformance, owning", A, R<alloy::Mallocator>, R<alloy::Mallocator, 16, alloy::GrowDownwards::yes>,

@@ -11,9 +11,6 @@ using alloy::Block;
 using alloy::InSituRegion;
 using alloy::Ternary;
 
-template <std::size_t S, std::size_t A>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::InSituRegion<S, A>> = true;
-
 static_assert(std::is_default_constructible_v<InSituRegion<4096>>);
 static_assert(!std::is_copy_constructible_v<InSituRegion<4096>> && !std::is_move_constructible_v<InSituRegion<4096>>);
 static_assert(!std::is_copy_assignable_v<InSituRegion<4096>>);

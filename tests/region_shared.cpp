@@ -21,9 +21,6 @@ using alloy::Ternary;
 template <class P = alloy::NullAllocator, std::size_t A = alloy::platform_alignment, alloy::GrowDownwards D = alloy::GrowDownwards::no>
 using SR = alloy::SharedRegion<P, A, D>;
 
-template <class P, std::size_t A, alloy::GrowDownwards D>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::SharedRegion<P, A, D>> = true;
-
 static_assert(alloy::has_aligned_allocate<SR<>> && alloy::has_deallocate<SR<>> && alloy::has_deallocate_all<SR<>> &&
               alloy::has_owns<SR<>> && alloy::has_empty<SR<>> && alloy::has_good_alloc_size<SR<>>);
 static_assert(!alloy::has_expand<SR<>> && !alloy::has_allocate_all<SR<>> && !alloy::has_reallocate<SR<>>);

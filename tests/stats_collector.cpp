@@ -29,8 +29,6 @@ using Arena = alloy::Region<Mallocator>;
 
 template <class A, Options F, Options P>
 inline constexpr bool alloy::test::deallocates_last_only<StatsCollector<A, F, P>> = alloy::test::deallocates_last_only<A>;
-template <class P, std::size_t M, bool D>
-inline constexpr bool alloy::test::deallocates_last_only<alloy::Region<P, M, D>> = true;
 
 // Capabilities: exactly the parent's (D declares expand, reallocate, deallocate and alignedAllocate always).
 using SM = StatsCollector<Mallocator>;

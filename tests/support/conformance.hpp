@@ -42,6 +42,26 @@ inline bool overlap(Block x, Block y) noexcept {
 template <class A>
 inline constexpr bool deallocates_last_only = false;
 
+}  // namespace alloy::test
+
+namespace alloy {  // declared here, so that every test file gets the regions' answer without including them
+template <class Parent, std::size_t MinAlign, GrowDownwards Downwards>
+class Region;
+template <class Parent, std::size_t MinAlign, GrowDownwards Downwards>
+class SharedRegion;
+template <std::size_t Size, std::size_t MinAlign>
+class InSituRegion;
+}  // namespace alloy
+
+namespace alloy::test {
+
+template <class P, std::size_t M, GrowDownwards D>
+inline constexpr bool deallocates_last_only<Region<P, M, D>> = true;
+template <class P, std::size_t M, GrowDownwards D>
+inline constexpr bool deallocates_last_only<SharedRegion<P, M, D>> = true;
+template <std::size_t S, std::size_t M>
+inline constexpr bool deallocates_last_only<InSituRegion<S, M>> = true;
+
 // Allocates 1-byte blocks until one fails (at most `cap`); the count, and the blocks in `out`.
 template <class A>
 std::size_t fill(A& a, std::vector<Block>& out, std::size_t cap = 1 << 14) {

@@ -174,6 +174,10 @@ int main() {
     check(big && alloy::is_aligned(big.ptr, 16) && static_cast<char*>(big.ptr) < static_cast<char*>(v[100].ptr),
           "GeneralPurposeBitmapped: freed blocks are reused by another size");
     check(g.deallocate(big), "GeneralPurposeBitmapped: deallocate");
+    alloy::Block al = g.aligned_allocate(100, 256), ll = g.aligned_allocate(5000, 4096);
+    check(al && al.size == 100 && alloy::is_aligned(al.ptr, 256) && ll && alloy::is_aligned(ll.ptr, 4096),
+          "GeneralPurposeBitmapped: aligned_allocate, small and large");
+    check(g.deallocate(al) && g.deallocate(ll), "GeneralPurposeBitmapped: deallocate aligned");
     randomized(g, "GeneralPurposeBitmapped<K=8>");
     alloy_examples::GeneralPurposeBitmapped<alloy::AlignedMallocator, 0> g0;
     randomized(g0, "GeneralPurposeBitmapped<K=0>");

@@ -189,6 +189,16 @@ class GeneralPurposeBitmapped {
     return stack_.reallocate(b, n);
   }
   std::size_t good_alloc_size(std::size_t n) noexcept { return stack_.good_alloc_size(n); }
+  /// As GeneralPurpose's: a small size with a larger alignment takes a class-sized run from the pool (a bitmapped
+  /// chunk aligns by its search); freed, it goes to its class like any other block of that class.
+  alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_allocate<Parent> {
+    if (!alloy::is_power_of_two(a)) return {};
+    if (a <= alignment) return allocate(n);
+    if (n > small_max) return stack_.large().aligned_allocate(n, a);
+    if (n == 0) return {};
+    const alloy::Block b = pool_.aligned_allocate(alloy::round_up(n, class_step), a);
+    return b ? alloy::Block{b.ptr, n} : alloy::Block{};
+  }
 
   [[nodiscard]] const Pool& pool() const noexcept { return pool_; }
   [[nodiscard]] Stack& stack() noexcept { return stack_; }

@@ -402,6 +402,25 @@ struct GeneralPurposeStack {
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy_examples::GeneralPurpose<>{}; }
 };
+/// The variants with memory that goes back (examples/general_purpose.hpp, GeneralPurposeBitmapped): at most K blocks
+/// cached per size class over an AllocatorList of BitmappedBlock<16> chunks; K = 0: no free lists. Measured for W6's
+/// target (docs/cookbook.md, section 7).
+inline constexpr char GpbName0[] = "GeneralPurposeBitmapped<K=0> (BitmappedBlock<16> chunks of 64 KiB, no lists)";
+inline constexpr char GpbName4[] = "GeneralPurposeBitmapped<K=4> (4-node lists over BitmappedBlock<16> chunks)";
+inline constexpr char GpbName8[] = "GeneralPurposeBitmapped<K=8> (8-node lists over BitmappedBlock<16> chunks)";
+inline constexpr char GpbName16[] = "GeneralPurposeBitmapped<K=16> (16-node lists over BitmappedBlock<16> chunks)";
+inline constexpr char GpbName32[] = "GeneralPurposeBitmapped<K=32> (32-node lists over BitmappedBlock<16> chunks)";
+template <std::size_t K, const char* Name, class Parent = alloy::AlignedMallocator>
+struct GeneralPurposeBitmappedStack {
+  static constexpr const char* name = Name;
+  static constexpr bool anchor = false;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurposeBitmapped<Parent, K>{}; }
+};
+template <template <std::size_t, const char*> class S>
+using GeneralPurposeBitmappedVariants =
+    mp_list<S<0, GpbName0>, S<4, GpbName4>, S<8, GpbName8>, S<16, GpbName16>, S<32, GpbName32>>;
+template <std::size_t K, const char* Name>
+using GpbW3 = GeneralPurposeBitmappedStack<K, Name>;
 #endif
 
 #if ALLOY_BENCH_HAVE_REGION
@@ -429,7 +448,7 @@ using W5Stacks = mp_list<GlibcMalloc>;
 using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord, FloorWordArena>, AlloyW12>;
 using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
 using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool, FloorSummaryFirstFit, NullLoop>, AlloyW3,
-                           mp_list<GeneralPurposeStack>>;
+                           mp_list<GeneralPurposeStack>, GeneralPurposeBitmappedVariants<GpbW3>>;
 /// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).
 using W3ArenaStacks = AlloyW3;
 using W4Stacks = mp_append<mp_list<GlibcMallocTracked, PmrMonotonic>, FoonathanW4, mp_list<FloorBumpPointer>, AlloyW4>;

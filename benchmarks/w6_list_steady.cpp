@@ -91,7 +91,14 @@ struct GeneralPurposeW6 {
   static std::size_t peak_held() { return CountingMallocator::peak; }
   static constexpr std::size_t sample_every = 1u << 30;
 };
-using W6Stacks = mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6>;
+/// The variants whose freed blocks go back to bitmapped chunks (GeneralPurposeBitmapped), same counting parent.
+template <std::size_t K, const char* Name>
+struct GeneralPurposeBitmappedW6 : GeneralPurposeW6 {
+  static constexpr const char* name = Name;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurposeBitmapped<CountingMallocator, K>{}; }
+};
+using W6Stacks = mp_append<mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6>,
+                           GeneralPurposeBitmappedVariants<GeneralPurposeBitmappedW6>>;
 #else
 using W6Stacks = mp_list<MallocW6>;
 #endif

@@ -31,6 +31,36 @@ bool intact(alloy::Block b, std::uint64_t id, std::size_t n) {
   return true;
 }
 
+// 3 * 10^5 steps of W3's shape (2048 slots, 1..1024 bytes), every live block filled with its own pattern and checked
+// when freed.
+template <class A>
+void randomized(A& a, const char* what) {
+  std::vector<alloy::Block> blocks(2048);
+  std::vector<std::uint64_t> ids(2048);
+  std::uint64_t x = 0x2545F4914F6CDD1Dull, id = 0;
+  bool ok = true;
+  for (int step = 0; step < 300'000 && ok; ++step) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    const std::uint64_t r = x * 0x2545F4914F6CDD1Dull;
+    const std::size_t i = r % 2048;
+    if (!blocks[i]) {
+      const std::size_t n = 1 + (r >> 11) % 1024;
+      blocks[i] = a.allocate(n);
+      ok = blocks[i] && blocks[i].size == n && alloy::is_aligned(blocks[i].ptr, 16);
+      ids[i] = ++id;
+      if (ok) fill(blocks[i], ids[i]);
+    } else {
+      ok = intact(blocks[i], ids[i], blocks[i].size) && a.deallocate(blocks[i]);
+      blocks[i] = {};
+    }
+  }
+  check(ok, what);
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i]) check(intact(blocks[i], ids[i], blocks[i].size) && a.deallocate(blocks[i]), what);
+}
+
 }  // namespace
 
 int main() {
@@ -127,6 +157,31 @@ int main() {
       if (s.b) check(intact(s.b, s.id, s.b.size) && gp.deallocate(s.b), "randomized: final blocks intact");
     std::printf("general_purpose: 3 * 10^5 random steps; the pool holds %zu regions of 32 KiB or more\n",
                 gp.pool().allocator_count());
+  }
+
+  // GeneralPurposeBitmapped: the same shape with at most K blocks cached per class over bitmapped chunks, so that
+  // freed blocks go back to a pool that reuses them across sizes and gives empty chunks back.
+  {
+    using GPB = alloy_examples::GeneralPurposeBitmapped<alloy::AlignedMallocator, 8>;
+    static_assert(alloy::allocator<GPB> && alloy::has_deallocate<GPB> && GPB::alignment == 16);
+    GPB g;
+    std::vector<alloy::Block> v;
+    for (int i = 0; i < 1000; ++i) v.push_back(g.allocate(32));
+    check(g.pool().allocator_count() == 1, "GeneralPurposeBitmapped: 1000 x 32 B in one 64 KiB chunk");
+    for (alloy::Block b : v) check(g.deallocate(b), "GeneralPurposeBitmapped: deallocate");
+    check(g.stack().small().buckets()[1].nodes() == 8, "GeneralPurposeBitmapped: a class caches 8 blocks");
+    alloy::Block big = g.allocate(480);  // another class: from the chunk, where the 32-byte blocks were
+    check(big && alloy::is_aligned(big.ptr, 16) && static_cast<char*>(big.ptr) < static_cast<char*>(v[100].ptr),
+          "GeneralPurposeBitmapped: freed blocks are reused by another size");
+    check(g.deallocate(big), "GeneralPurposeBitmapped: deallocate");
+    alloy::Block al = g.aligned_allocate(100, 256), ll = g.aligned_allocate(5000, 4096);
+    check(al && al.size == 100 && alloy::is_aligned(al.ptr, 256) && ll && alloy::is_aligned(ll.ptr, 4096),
+          "GeneralPurposeBitmapped: aligned_allocate, small and large");
+    check(g.deallocate(al) && g.deallocate(ll), "GeneralPurposeBitmapped: deallocate aligned");
+    randomized(g, "GeneralPurposeBitmapped<K=8>");
+    alloy_examples::GeneralPurposeBitmapped<alloy::AlignedMallocator, 0> g0;
+    randomized(g0, "GeneralPurposeBitmapped<K=0>");
+    check(g0.pool().allocator_count() == 1, "GeneralPurposeBitmapped<K=0>: every block freed, one chunk kept");
   }
 
   if (failures == 0) std::printf("general_purpose: all checks passed\n");

@@ -22,6 +22,7 @@
 /// Not copyable or movable: the free lists refer to the pool inside the same object.
 #include <alloy/allocator_list.hpp>
 #include <alloy/aligned_mallocator.hpp>
+#include <alloy/bitmapped_block.hpp>
 #include <alloy/bucketizer.hpp>
 #include <alloy/common.hpp>
 #include <alloy/free_list.hpp>
@@ -31,6 +32,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 namespace alloy_examples {
 
@@ -90,6 +94,121 @@ class GeneralPurpose {
 
  private:
   Pool pool_;    // declared first: destroyed last, after the free lists that refer to it
+  Stack stack_;
+};
+
+/// CappedFreeList<Parent, MaxNodes>: an unchecked free list (one size per list, as FreeList<P, 0, unbounded> under a
+/// Bucketizer) that holds at most MaxNodes blocks: a block freed beyond that goes back to Parent. alloy's FreeList has
+/// no such bound (D's has none either: only SharedFreeList's ApproxMaxNodes, which costs a 128-bit CAS per
+/// operation), so this example writes the twenty lines itself. MaxNodes = 0 forwards everything to Parent.
+template <alloy::allocator Parent, std::size_t MaxNodes>
+  requires alloy::host_accessible<Parent> && alloy::has_deallocate<Parent>
+class CappedFreeList {
+ public:
+  static constexpr std::size_t alignment = Parent::alignment;
+  explicit CappedFreeList(Parent p) noexcept : parent_(p) {}
+  CappedFreeList(CappedFreeList&& o) noexcept
+      : parent_(o.parent_), root_(std::exchange(o.root_, nullptr)), nodes_(std::exchange(o.nodes_, 0)) {}
+  CappedFreeList(const CappedFreeList&) = delete;
+  CappedFreeList& operator=(const CappedFreeList&) = delete;
+  ~CappedFreeList() { minimize(); }
+
+  alloy::Block allocate(std::size_t n) noexcept {
+    if (root_) {
+      void* p = root_;
+      root_ = *static_cast<void**>(p);
+      --nodes_;
+      return {p, n};
+    }
+    return parent_.allocate(n);
+  }
+  bool deallocate(alloy::Block b) noexcept {
+    if (!b) return true;
+    if (nodes_ >= MaxNodes) return parent_.deallocate(b);
+    ::new (b.ptr) void*(root_);
+    root_ = b.ptr;
+    ++nodes_;
+    size_ = b.size;
+    return true;
+  }
+  std::size_t good_alloc_size(std::size_t n) noexcept { return alloy::good_alloc_size(parent_, n); }
+  /// Gives every listed block back to Parent.
+  void minimize() noexcept {
+    while (root_) {
+      void* p = root_;
+      root_ = *static_cast<void**>(p);
+      parent_.deallocate(alloy::Block{p, size_});
+    }
+    nodes_ = 0;
+  }
+  [[nodiscard]] std::size_t nodes() const noexcept { return nodes_; }
+
+ private:
+  Parent parent_;
+  void* root_ = nullptr;
+  std::size_t nodes_ = 0;
+  std::size_t size_ = 0;  // the list's one block size (set by the first deallocate)
+};
+
+/// GeneralPurposeBitmapped<Parent, CacheNodes, ChunkBytes>: GeneralPurpose's shape with memory that goes back.
+///
+///   Segregator<512,
+///              Bucketizer<CappedFreeList<Ref<Pool>, CacheNodes>, 1, 512, 16>,   at most CacheNodes per class
+///              Parent>
+///   Pool = AllocatorList<Chunks, Parent>, Chunks making BitmappedBlock<16, 16, Parent, yes, Parent>s of ChunkBytes
+///
+/// A freed block beyond its class's cache goes back to its bitmapped chunk, where it coalesces with its free
+/// neighbours and is reusable by any size (first fit); a chunk left empty goes back to Parent (the AllocatorList keeps
+/// one). CacheNodes = 0: no free lists, the small side is the pool itself. Everything, the bitmaps' summary index
+/// included, comes from Parent, so a counting Parent sees all the memory held.
+template <alloy::allocator Parent = alloy::AlignedMallocator, std::size_t CacheNodes = 8,
+          std::size_t ChunkBytes = 64 * 1024>
+  requires alloy::host_accessible<Parent> && std::default_initializable<Parent>
+class GeneralPurposeBitmapped {
+ public:
+  static constexpr std::size_t small_max = 512;
+  static constexpr std::size_t class_step = 16;
+  using Chunk = alloy::BitmappedBlock<16, 16, Parent, alloy::Multiblock::yes, Parent>;
+  struct Chunks {
+    Chunk operator()(std::size_t n) const noexcept { return Chunk(std::max(n, ChunkBytes)); }
+  };
+  using Pool = alloy::AllocatorList<Chunks, Parent>;
+  using Bucket = CappedFreeList<alloy::Ref<Pool>, CacheNodes>;
+  using Small = std::conditional_t<CacheNodes == 0, alloy::Ref<Pool>,
+                                   alloy::Bucketizer<Bucket, 1, small_max, class_step>>;
+  using Stack = alloy::Segregator<small_max, Small, Parent>;
+  static constexpr std::size_t alignment = Stack::alignment;
+
+  GeneralPurposeBitmapped() noexcept : stack_(make_small(), Parent{}) {}
+  GeneralPurposeBitmapped(const GeneralPurposeBitmapped&) = delete;
+  GeneralPurposeBitmapped& operator=(const GeneralPurposeBitmapped&) = delete;
+
+  alloy::Block allocate(std::size_t n) noexcept { return stack_.allocate(n); }
+  bool deallocate(alloy::Block b) noexcept { return stack_.deallocate(b); }
+  bool reallocate(alloy::Block& b, std::size_t n) noexcept requires alloy::has_reallocate<Stack> {
+    return stack_.reallocate(b, n);
+  }
+  std::size_t good_alloc_size(std::size_t n) noexcept { return stack_.good_alloc_size(n); }
+  /// As GeneralPurpose's: a small size with a larger alignment takes a class-sized run from the pool (a bitmapped
+  /// chunk aligns by its search); freed, it goes to its class like any other block of that class.
+  alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_allocate<Parent> {
+    if (!alloy::is_power_of_two(a)) return {};
+    if (a <= alignment) return allocate(n);
+    if (n > small_max) return stack_.large().aligned_allocate(n, a);
+    if (n == 0) return {};
+    const alloy::Block b = pool_.aligned_allocate(alloy::round_up(n, class_step), a);
+    return b ? alloy::Block{b.ptr, n} : alloy::Block{};
+  }
+
+  [[nodiscard]] const Pool& pool() const noexcept { return pool_; }
+  [[nodiscard]] Stack& stack() noexcept { return stack_; }
+
+ private:
+  Small make_small() noexcept {
+    if constexpr (CacheNodes == 0) return Small(pool_);
+    else return Small([this](std::size_t) { return Bucket(alloy::Ref<Pool>(pool_)); });
+  }
+  Pool pool_;    // declared first: destroyed last
   Stack stack_;
 };
 

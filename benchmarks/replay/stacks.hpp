@@ -129,7 +129,14 @@ struct GeneralPurposeStack {
     return std::make_unique<AlloyTarget<alloy_examples::GeneralPurpose<CountingMallocator>>>();
   }
 };
-using GeneralPurposeStacks = boost::mp11::mp_list<GeneralPurposeStack>;
+/// The variant that gives freed blocks back (8 cached per class over 64 KiB BitmappedBlock<16> chunks).
+struct GeneralPurposeBitmappedStack {
+  static constexpr const char* name = "GeneralPurposeBitmapped<K=8> (8-node lists over BitmappedBlock<16> chunks)";
+  static auto make(const TraceStats&) {
+    return std::make_unique<AlloyTarget<alloy_examples::GeneralPurposeBitmapped<CountingMallocator, 8>>>();
+  }
+};
+using GeneralPurposeStacks = boost::mp11::mp_list<GeneralPurposeStack, GeneralPurposeBitmappedStack>;
 }  // namespace alloy::replay
 #else
 namespace alloy::replay {

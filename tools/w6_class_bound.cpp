@@ -1,0 +1,56 @@
+// The lower bound behind docs/cookbook.md section 7: on W6's sequence (W3's 2048 slots, 10^7 steps of
+// allocate 1 + next() % 512 bytes / deallocate, benchmarks/w3_loop.hpp and w6_list_steady.cpp), an allocator that
+// keeps every freed block in its size class for ever holds at least the sum over the classes of (the class's peak
+// count of live blocks) x (class size). This program replays the sequence (same generator and seed as
+// benchmarks/common.hpp's Xorshift64s) and prints that sum for classes of 16, 64 and 256 bytes, beside the peak
+// live bytes, which must equal W6's peak_live_bytes (288 KiB) as a check that the sequence is the same.
+//   g++ -std=c++20 -O2 tools/w6_class_bound.cpp -o /tmp/w6_class_bound && /tmp/w6_class_bound
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace {
+struct Xorshift64s {  // benchmarks/common.hpp
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  std::uint64_t next() noexcept {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 0x2545F4914F6CDD1Dull;
+  }
+};
+constexpr std::size_t slots = 2048, steps = 10'000'000, max_size = 512;
+}  // namespace
+
+int main() {
+  const std::size_t steps_per_class[] = {16, 64, 256};
+  std::vector<std::size_t> slot(slots, 0);  // the live block's size, 0 = empty
+  std::vector<std::size_t> count[3], peak[3];
+  for (int k = 0; k < 3; ++k) count[k] = peak[k] = std::vector<std::size_t>(max_size / steps_per_class[k], 0);
+  std::size_t live = 0, peak_live = 0;
+  Xorshift64s rng;
+  for (std::size_t i = 0; i < steps; ++i) {
+    std::size_t& s = slot[rng.next() % slots];
+    if (s == 0) {
+      s = 1 + rng.next() % max_size;
+      live += s;
+      peak_live = std::max(peak_live, live);
+      for (int k = 0; k < 3; ++k) {
+        const std::size_t c = (s - 1) / steps_per_class[k];
+        peak[k][c] = std::max(peak[k][c], ++count[k][c]);
+      }
+    } else {
+      live -= s;
+      for (int k = 0; k < 3; ++k) --count[k][(s - 1) / steps_per_class[k]];
+      s = 0;
+    }
+  }
+  std::printf("peak live: %zu bytes (%.1f KiB)\n", peak_live, peak_live / 1024.0);
+  for (int k = 0; k < 3; ++k) {
+    std::size_t sum = 0;
+    for (std::size_t c = 0; c < peak[k].size(); ++c) sum += peak[k][c] * (c + 1) * steps_per_class[k];
+    std::printf("%3zu-byte classes: sum of per-class high-water marks %zu bytes (%.1f KiB)\n", steps_per_class[k], sum,
+                sum / 1024.0);
+  }
+}

@@ -477,6 +477,12 @@ class Checked {
   // The offset from the block's end of the first changed guard byte; SIZE_MAX when none changed.
   static std::size_t overrun_at(const Entry& e) noexcept {
     const auto* g = static_cast<const unsigned char*>(e.ptr) + e.size;
+    constexpr std::uint64_t word = 0x0101010101010101ull * detail::checked_guard_byte;
+    std::uint64_t w[G / 8];
+    std::memcpy(w, g, G);  // the common case in two loads; the byte is looked for only when one differs
+    bool same = true;
+    for (std::uint64_t x : w) same &= x == word;
+    if (same) return SIZE_MAX;
     for (std::size_t i = 0; i < G; ++i)
       if (g[i] != detail::checked_guard_byte) return i;
     return SIZE_MAX;

@@ -1,4 +1,4 @@
-// ctest-labels: tsan heavy
+// ctest-labels: tsan
 // Every Shared block through one suite (support/thread_safety.hpp): 8 and 16 threads of random allocate / owns /
 // deallocate with per-thread ownership checks, run under the tsan preset; and a stress of 10^7 operations per block
 // without TSan (ALLOY_TEST_LONG; the test command runs a tenth). SharedStreamOrdered is not here: its blocks come from

@@ -190,6 +190,17 @@ TEST_CASE("Checked: buffer underrun (the header before the block)") {
   CHECK(has(r, "were overwritten; found by expand at checked.cpp"));
   CHECK(a.deallocate(b));  // the header was rebuilt from the table
   CHECK(a.parent().empty() == Ternary::yes);
+
+  // Deeper: every field of the header overwritten. The block A gets back comes from the table, not from the header
+  // (the BitmappedBlock would refuse, or free other blocks, given a wrong one).
+  Block c = a.allocate(100);
+  Block d = a.allocate(100);
+  std::memset(static_cast<unsigned char*>(d.ptr) - 32, 0x7F, 32);
+  CHECK_FALSE(a.deallocate(d));
+  CHECK(a.policy().count(CheckedViolation::underrun) == 2);
+  CHECK(a.deallocate(c));
+  CHECK(a.parent().empty() == Ternary::yes);
+  CHECK(a.policy().reports.size() == 2);
 }
 
 TEST_CASE("Checked: leaks at destruction, one report per block, then given back to the parent") {

@@ -258,13 +258,11 @@ class Checked {
     if (e->size != b.size) return report_wrong_size(*e, b, at), false;
     if (!check_guards(*e, at, "expand", false)) return false;
     std::size_t n = 0, total = 0;
-    if (!add_checked(b.size, delta, n) || !add_checked(header(*e).whole, delta, total)) return false;
+    if (!add_checked(b.size, delta, n) || !add_checked(n, e->offset + G, total)) return false;
     Block w = whole_of(*e);
     if (!parent_.expand(w, delta)) return false;
-    Header& h = header(*e);
-    h.whole = w.size;
-    h.size = n;
     e->size = n;
+    header(*e) = expected_header(*e);
     b.size = n;
     write_guard(b);
     return true;
@@ -293,13 +291,10 @@ class Checked {
   bool deallocate_all(source_location at = source_location::current()) noexcept
     requires has_deallocate_all<A>
   {
-    bool intact = true;
-    std::size_t left = live_;
-    for (std::size_t i = 0; i < cap_ && left != 0; ++i) {
+    const bool intact = check_all(at, "deallocate_all");
+    for (std::size_t i = 0; i < cap_; ++i) {
       Entry& e = table_[i];
       if (e.state != State::live) continue;
-      --left;
-      intact = check_guards(e, at, "deallocate_all", left != 0) && intact;
       e.state = State::freed;
       e.freed_at = at;
       ++freed_;
@@ -311,13 +306,7 @@ class Checked {
   Ternary empty() const noexcept { return to_ternary(live_ == 0); }
 
   /// Checks the header and guard bytes of every live block now: one report per damaged block; false if any.
-  bool check(source_location at = source_location::current()) noexcept {
-    std::size_t damaged = 0;
-    for (std::size_t i = 0; i < cap_; ++i) damaged += table_[i].state == State::live && !intact(table_[i]);
-    for (std::size_t i = 0, left = damaged; i < cap_ && left != 0; ++i)
-      if (table_[i].state == State::live && !intact(table_[i])) check_guards(table_[i], at, "check", --left != 0);
-    return damaged == 0;
-  }
+  bool check(source_location at = source_location::current()) noexcept { return check_all(at, "check"); }
 
   /// Reports every live block as a leak now (as the destructor will), without freeing any; their number.
   std::size_t report_leaks() noexcept {
@@ -343,6 +332,7 @@ class Checked {
   struct Entry {
     void* ptr;
     std::size_t size;
+    std::size_t offset;  // payload - A's block start; A's block is offset + size + G bytes (A's exact sizes)
     State state;
     source_location allocated_at;
     source_location freed_at;
@@ -352,9 +342,12 @@ class Checked {
   static Header& header(const Entry& e) noexcept {
     return *std::launder(reinterpret_cast<Header*>(static_cast<std::byte*>(e.ptr) - sizeof(Header)));
   }
+  // A's block, from the table (never from the header, which the caller may have overwritten).
   static Block whole_of(const Entry& e) noexcept {
-    const Header& h = header(e);
-    return Block{static_cast<std::byte*>(e.ptr) - h.offset, h.whole};
+    return Block{static_cast<std::byte*>(e.ptr) - e.offset, e.offset + e.size + G};
+  }
+  static Header expected_header(const Entry& e) noexcept {
+    return Header{e.offset + e.size + G, e.offset, e.size, detail::checked_canary ^ address_of(e.ptr)};
   }
   static void write_guard(Block b) noexcept {
     std::memset(static_cast<std::byte*>(b.ptr) + b.size, detail::checked_guard_byte, G);
@@ -374,12 +367,11 @@ class Checked {
     }
     if (!w) return {};
     const Block b{static_cast<std::byte*>(w.ptr) + room, n};
-    ::new (static_cast<std::byte*>(b.ptr) - sizeof(Header))
-        Header{w.size, room, n, detail::checked_canary ^ address_of(b.ptr)};
-    write_guard(b);
     Entry& e = slot_for(b.ptr);
     if (e.state == State::freed) --freed_;
-    e = Entry{b.ptr, n, State::live, at, {}};
+    e = Entry{b.ptr, n, room, State::live, at, {}};
+    ::new (static_cast<std::byte*>(b.ptr) - sizeof(Header)) Header(expected_header(e));
+    write_guard(b);
     ++live_;
     return b;
   }
@@ -468,11 +460,21 @@ class Checked {
     policy_ref()(r);
   }
 
+  // Checks every live block; the abort policy acts after the last damaged one is reported.
+  bool check_all(source_location at, const char* call) noexcept {
+    std::size_t damaged = 0;
+    for (std::size_t i = 0; i < cap_; ++i) damaged += table_[i].state == State::live && !intact(table_[i]);
+    for (std::size_t i = 0, left = damaged; i < cap_ && left != 0; ++i)
+      if (table_[i].state == State::live && !intact(table_[i])) check_guards(table_[i], at, call, --left != 0);
+    return damaged == 0;
+  }
+
   bool intact(const Entry& e) const noexcept { return underrun_at(e) == 0 && overrun_at(e) == SIZE_MAX; }
   // 0 when the header is intact, else 1.
   static int underrun_at(const Entry& e) noexcept {
     const Header& h = header(e);
-    return h.canary == (detail::checked_canary ^ address_of(e.ptr)) && h.size == e.size ? 0 : 1;
+    const Header x = expected_header(e);
+    return h.canary == x.canary && h.size == x.size && h.offset == x.offset && h.whole == x.whole ? 0 : 1;
   }
   // The offset from the block's end of the first changed guard byte; SIZE_MAX when none changed.
   static std::size_t overrun_at(const Entry& e) noexcept {
@@ -502,10 +504,7 @@ class Checked {
       detail::append_site(r.message, sizeof r.message, len, "allocated", e.allocated_at);
       detail::append_text(r.message, sizeof r.message, len, " were overwritten; found by %s", call);
       detail::append_site(r.message, sizeof r.message, len, "", at);
-      // The header is not to be trusted: rebuild it from the table so the block can still be given back.
-      Header& h = header(e);
-      h.canary = detail::checked_canary ^ address_of(e.ptr);
-      h.size = e.size;
+      header(e) = expected_header(e);  // rebuilt from the table: reported once
       policy_ref()(r);
     }
     if (over != SIZE_MAX) {
@@ -576,7 +575,7 @@ class Checked {
     while (cap * 3 < kept * 4 * 2) cap *= 2;  // half full after the rehash at most
     auto* t = static_cast<Entry*>(std::calloc(cap, sizeof(Entry)));  // State::empty is 0
     if (t == nullptr) return false;
-    for (std::size_t i = 0; i < cap; ++i) ::new (&t[i]) Entry{nullptr, 0, State::empty, {}, {}};
+    for (std::size_t i = 0; i < cap; ++i) ::new (&t[i]) Entry{nullptr, 0, 0, State::empty, {}, {}};
     Entry* old = std::exchange(table_, t);
     const std::size_t old_cap = std::exchange(cap_, cap);
     std::size_t freed = 0;

@@ -166,7 +166,11 @@ inline void append_text(char* buf, std::size_t cap, std::size_t& len, const char
 /// Failure: an empty Block when n is 0, when the size with header and guard overflows, when A refuses, or when the
 /// table cannot grow. After a report under a policy that returns (RecordViolations), Checked does the safe thing:
 /// a double or foreign free does not reach A and returns false; a wrong-size or overrun free gives A the block it
-/// really handed out and returns false; an expand or reallocate of a block that is not live returns false.
+/// really handed out and returns false; an expand or reallocate of a block that is not live, of another size, or
+/// damaged returns false and leaves it alone.
+/// Policy: AbortOnViolation (print, abort), RecordViolations (keep the reports), any noexcept callable taking a
+/// `const CheckedReport&`; an lvalue reference (`Checked<A, RecordViolations&>`) refers to one that outlives the
+/// Checked, so its destructor's leak reports can be read.
 /// Example:
 /// ```cpp
 /// #include <alloy/mallocator.hpp>

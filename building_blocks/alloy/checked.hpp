@@ -17,41 +17,14 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#if __has_include(<source_location>)
-#include <source_location>
-#endif
-
 #include <alloy/common.hpp>
+#include <alloy/detail/source_location.hpp>
 
 namespace alloy {
 
-#if defined(__cpp_lib_source_location)
-/// The call site recorded by Checked: std::source_location where the standard library has it.
-using source_location = std::source_location;
-#else
-/// The call site recorded by Checked. clang 14 over libstdc++ 12 has no std::source_location (it needs
-/// __builtin_source_location), so this is the same interface over the builtins gcc and clang share.
-struct source_location {
-  static constexpr source_location current(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
-                                           std::uint_least32_t line = __builtin_LINE()) noexcept {
-    source_location s;
-    s.file_ = file;
-    s.function_ = function;
-    s.line_ = line;
-    return s;
-  }
-  constexpr source_location() noexcept = default;
-  constexpr const char* file_name() const noexcept { return file_; }
-  constexpr const char* function_name() const noexcept { return function_; }
-  constexpr std::uint_least32_t line() const noexcept { return line_; }
-  constexpr std::uint_least32_t column() const noexcept { return 0; }
-
- private:
-  const char* file_ = "";
-  const char* function_ = "";
-  std::uint_least32_t line_ = 0;
-};
-#endif
+/// The call site Checked records: std::source_location where the standard library has it (clang 14 over libstdc++
+/// 12 lacks it), else the same interface over __builtin_FILE, __builtin_LINE and __builtin_FUNCTION.
+using source_location = detail::source_location;
 
 /// What Checked found.
 enum class CheckedViolation : std::uint8_t { double_free, wrong_size_free, foreign_block, overrun, underrun, leak };

@@ -362,3 +362,46 @@ TEST_CASE("Checked: randomized against a model, with injected violations") {
   for (auto& [p, l] : model) CHECK(a.deallocate(Block{p, l.size}));
   CHECK(a.empty() == Ternary::yes);
 }
+
+// The same over a BitmappedBlock, with expand (the guard moves to the new end) and deallocate_all: a clean run under
+// the recording policy reports nothing, and the table agrees with the model and with the parent.
+TEST_CASE("Checked: randomized over a BitmappedBlock with expand and deallocate_all, no false reports") {
+  Checked<BB, RecordViolations> a(BB(1 << 20));
+  alloy::test::Rng rng{7};
+  std::vector<std::pair<Block, unsigned char>> slots(256);
+  const std::size_t steps = alloy::test::test_length(200'000);
+  for (std::size_t step = 0; step < steps; ++step) {
+    auto& [b, fill] = slots[rng.below(slots.size())];
+    if (!b) {
+      b = a.allocate(1 + rng.below(600));
+      if (!b) continue;  // the arena is full for now
+      fill = static_cast<unsigned char>(rng.next());
+      std::memset(b.ptr, fill, b.size);
+      continue;
+    }
+    const auto* p = static_cast<const unsigned char*>(b.ptr);
+    CHECK((p[0] == fill && p[b.size - 1] == fill));
+    CHECK(a.owns(b) == Ternary::yes);
+    if (rng.chance(30)) {
+      const Block was = b;
+      const std::size_t delta = 1 + rng.below(200);
+      if (a.expand(b, delta)) {
+        CHECK((b.ptr == was.ptr && b.size == was.size + delta));
+        std::memset(b.ptr, fill, b.size);
+      } else {
+        CHECK(b == was);
+      }
+    } else if (rng.chance(2)) {
+      CHECK(a.deallocate_all());
+      for (auto& s : slots) s.first = {};
+      CHECK(a.parent().empty() == Ternary::yes);
+    } else {
+      CHECK(a.deallocate(b));
+      b = {};
+    }
+  }
+  for (auto& s : slots) CHECK(a.deallocate(s.first));
+  CHECK(a.empty() == Ternary::yes);
+  CHECK(a.parent().empty() == Ternary::yes);
+  CHECK(a.policy().reports.empty());
+}

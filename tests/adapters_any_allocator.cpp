@@ -448,3 +448,37 @@ TEST_CASE("AnyAllocator: a device stack without copy moves no bytes") {
   CHECK(b.size == 64);
   CHECK(d.deallocate(b));
 }
+
+// Bad input at the edges (issue 23): sizes no heap serves, alignments that are not powers of two (0 included) or that
+// no heap can give, growth that overflows, empty blocks. Every primitive fails by value and leaves its block as it
+// was; nothing leaks (the asan preset runs LSan).
+TEST_CASE("AnyAllocator: bad input at the edges") {
+  for (AnyAllocator a : {AnyAllocator{alloy::Mallocator{}}, AnyAllocator{alloy::AlignedMallocator{}},
+                         AnyAllocator{alloy::Region<alloy::Mallocator>(4096)}}) {
+    for (std::size_t n : {SIZE_MAX, SIZE_MAX - 15, std::size_t{PTRDIFF_MAX} + 1}) {
+      CHECK(!a.allocate(n));
+      CHECK(!a.aligned_allocate(n, 64));
+    }
+    for (std::size_t al : {std::size_t{0}, std::size_t{3}, std::size_t{24}, SIZE_MAX, std::size_t{1} << 63})
+      CHECK(!a.aligned_allocate(16, al));
+    Block b = a.allocate(40);
+    REQUIRE(b);
+    const Block before = b;
+    CHECK_FALSE(a.reallocate(b, SIZE_MAX));
+    CHECK_FALSE(a.expand(b, SIZE_MAX));
+    CHECK_FALSE(a.aligned_reallocate(b, 64, 3));
+    CHECK_FALSE(a.aligned_reallocate(b, SIZE_MAX, 16));
+    CHECK(b == before);
+    CHECK(a.deallocate(Block{}));
+    CHECK(a.owns(Block{}) == Ternary::no);
+    CHECK(a.copy(nullptr, nullptr, 0));  // nothing to copy: no memmove of null pointers
+    CHECK(a.deallocate(b));
+  }
+  AnyAllocator none;  // NullAllocator: every request fails, every empty block goes back
+  CHECK(!none.allocate(1));
+  CHECK(none.deallocate(Block{}));
+  CHECK(alloy::make_array<int>(none, 4).empty());
+  AnyAllocator heap{alloy::Mallocator{}};
+  CHECK(alloy::make_array<int>(heap, SIZE_MAX / 2).empty());  // n * sizeof(int) overflows
+  CHECK(alloy::make_array<double>(heap, SIZE_MAX / 8 + 1).empty());
+}

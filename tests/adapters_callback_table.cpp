@@ -155,3 +155,29 @@ TEST_CASE("CallbackTable: alloc_advise aligns to the hint (capped at 4096), else
   CHECK(offset(d) == 4096 + 64);
   CHECK(ct.live_blocks() == 4);
 }
+
+// Bad input at the edges (issue 23): sizes no heap serves, address hints that are null, misaligned or absurd, null
+// handles. alloc returns NULL and keeps no record (nothing leaks: the asan preset runs LSan); free and addr_of_block
+// of NULL do nothing.
+TEST_CASE("CallbackTable: bad input at the edges") {
+  alloy_callback_table* t = alloy::make_callback_table<alloy::AlignedMallocator>();
+  REQUIRE(t != nullptr);
+  auto& table = *static_cast<alloy::CallbackTable<alloy::AlignedMallocator>*>(t->obj);
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 4095, std::size_t{PTRDIFF_MAX} + 1}) {
+    CHECK(t->alloc(t->obj, n) == nullptr);
+    CHECK(t->alloc_advise(t->obj, n, nullptr) == nullptr);
+    CHECK(t->alloc_advise(t->obj, n, reinterpret_cast<void*>(std::uintptr_t{4096})) == nullptr);
+  }
+  CHECK(table.live_blocks() == 0);  // no record kept for a failed request
+  // Hints: a misaligned one asks for nothing beyond the stack's alignment; a huge one is capped at 4096.
+  void* odd = t->alloc_advise(t->obj, 24, reinterpret_cast<void*>(std::uintptr_t{0x1001}));
+  void* top = t->alloc_advise(t->obj, 24, reinterpret_cast<void*>(std::uintptr_t{1} << 62));
+  REQUIRE((odd != nullptr && top != nullptr));
+  CHECK(alloy::is_aligned(t->addr_of_block(odd), t->alignment));
+  CHECK(alloy::is_aligned(t->addr_of_block(top), 4096));
+  CHECK(t->addr_of_block(nullptr) == nullptr);
+  t->free(t->obj, nullptr);
+  t->free(t->obj, odd);
+  CHECK(table.live_blocks() == 1);
+  t->destroy(t->obj);  // gives `top` back: LSan sees no leak
+}

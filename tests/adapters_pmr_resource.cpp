@@ -115,3 +115,30 @@ TEST_CASE("PmrResource: two resources over stacks that cannot be compared are no
   CHECK(!a.is_equal(b));
   CHECK(!b.is_equal(a));
 }
+
+// Bad input at the edges (issue 23): sizes no heap serves, alignments that are not powers of two (0 included) or that
+// no heap can give, a bounded stack that runs out, null deallocation. Every failure is alloy::bad_alloc (a
+// std::bad_alloc) and leaves nothing allocated (the asan preset runs LSan).
+TEST_CASE("PmrResource: bad input at the edges") {
+  PmrResource<alloy::AlignedMallocator> res;
+  std::pmr::memory_resource& mr = res;
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 15, std::size_t{PTRDIFF_MAX} + 1}) {
+    CAPTURE(n);
+    CHECK_THROWS_AS((void)mr.allocate(n, 8), alloy::bad_alloc);
+    CHECK_THROWS_AS((void)mr.allocate(n, 4096), alloy::bad_alloc);
+  }
+  std::size_t bad_alignment = 0;  // a variable: pmr's allocate asserts a power of two where the constant is visible
+  for (std::size_t al : {std::size_t{0}, std::size_t{3}, std::size_t{24}, SIZE_MAX}) {
+    bad_alignment = al;
+    CHECK_THROWS_AS((void)mr.allocate(16, bad_alignment), alloy::bad_alloc);
+  }
+  bad_alignment = std::size_t{1} << 63;  // a power of two no heap can give
+  CHECK_THROWS_AS((void)mr.allocate(16, bad_alignment), alloy::bad_alloc);
+
+  PmrResource<alloy::Region<alloy::Mallocator>> small(std::size_t{256});
+  CHECK_THROWS_AS((void)small.allocate(1000, 8), alloy::bad_alloc);
+  CHECK(small.stack().empty() == alloy::Ternary::yes);
+  std::pmr::vector<int> v(&small);
+  CHECK_THROWS_AS(v.resize(1000), std::bad_alloc);
+  CHECK(v.empty());
+}

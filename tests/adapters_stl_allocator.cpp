@@ -199,3 +199,34 @@ TEST_CASE("StlAllocator: copy assignment propagates a stateful stack") {
   }
   CHECK(heap.live_blocks() == 0);
 }
+
+// Bad input at the edges (issue 23): element counts whose byte size overflows or that no heap serves, a bounded
+// stack that runs out, an over-aligned T through an AnyAllocator whose stack cannot align it, null deallocation.
+// Every failure is alloy::bad_alloc (a std::bad_alloc) and leaves nothing allocated (the asan preset runs LSan).
+TEST_CASE("StlAllocator: bad input at the edges") {
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX / 8 + 1, SIZE_MAX / 16 + 1})
+    CHECK_THROWS_AS((void)MallocAlloc<double>().allocate(n), alloy::bad_alloc);  // n * 8 overflows (or is > PTRDIFF_MAX)
+  CHECK_THROWS_AS((void)MallocAlloc<char>().allocate(SIZE_MAX), alloy::bad_alloc);
+  CHECK_THROWS_AS((void)MallocAlloc<char>().allocate(std::size_t{PTRDIFF_MAX} + 1), alloy::bad_alloc);
+  MallocAlloc<int>().deallocate(nullptr, 0);
+  MallocAlloc<int>().deallocate(nullptr, SIZE_MAX);  // null: nothing to give back, whatever the count
+
+  alloy::Region<alloy::Mallocator> r(4096);
+  StlAllocator<int, alloy::Region<alloy::Mallocator>> ra(r);
+  CHECK_THROWS_AS((void)ra.allocate(2000), alloy::bad_alloc);  // 8000 bytes from a 4096-byte region
+  CHECK(r.empty() == alloy::Ternary::yes);                      // the failed request took nothing
+  std::vector<int, StlAllocator<int, alloy::Region<alloy::Mallocator>>> v(ra);
+  CHECK_THROWS_AS(v.resize(5000), std::bad_alloc);
+  CHECK(v.empty());
+  CHECK_THROWS_AS(v.reserve(v.max_size() + 1), std::length_error);  // the container's own check
+
+  struct alignas(64) Wide {
+    char c[64];
+  };
+  alloy::AnyAllocator any{alloy::Mallocator{}};  // 16-aligned, no aligned_allocate: cannot serve alignof 64
+  StlAllocator<Wide, alloy::AnyAllocator> wa(any);
+  CHECK_THROWS_AS((void)wa.allocate(1), alloy::bad_alloc);
+  alloy::AnyAllocator dev{alloy::NoAccessAllocator{}};
+  StlAllocator<int, alloy::AnyAllocator> da(dev);  // device memory: the host cannot construct ints there
+  CHECK_THROWS_AS((void)da.allocate(1), alloy::bad_alloc);
+}

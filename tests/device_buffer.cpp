@@ -626,3 +626,46 @@ TEST_CASE("device_buffer: external memory from an allocator stays the caller's")
   CHECK(dev.owns(mem) == alloy::Ternary::yes);
   CHECK(dev.deallocate(mem));
 }
+
+// Bad input at the edges (issue 23): sizes past max_capacity, a size the allocator cannot serve, alignments that are
+// not powers of two or that no heap can give, null and misaligned pointers. Each throws what the docs say, leaves a
+// buffer it was called on as it was, and leaks nothing (the asan preset runs LSan).
+TEST_CASE("device_buffer: bad input at the edges") {
+  using HostBuffer = device_buffer<alloy::AlignedMallocator>;
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX / 2 + 1, HostBuffer::max_capacity + 1}) {
+    CAPTURE(n);
+    CHECK_THROWS_AS(HostBuffer(n, alloy::default_stream), alloy::bad_alloc);
+    CHECK_THROWS_AS(HostBuffer(n, 64, alloy::default_stream), alloy::bad_alloc);
+    const char src[4] = {1, 2, 3, 4};
+    CHECK_THROWS_AS(HostBuffer(src, n, alloy::default_stream), alloy::bad_alloc);
+  }
+  // Within max_capacity, but more than any mapping gives: the allocator's empty Block becomes bad_alloc. (Not asked
+  // of the C heap: under ASan a malloc of 2^56 bytes is a fatal report, not a null.)
+  CHECK_THROWS_AS(device_buffer<NoAccessAllocator>(HostBuffer::max_capacity, alloy::default_stream), alloy::bad_alloc);
+  CHECK_THROWS_AS(device_buffer<alloy::NullAllocator>(1, alloy::default_stream), alloy::bad_alloc);
+  // Alignments: not a power of two (0 included) is invalid_argument; one no heap can give is bad_alloc.
+  for (std::size_t al : {std::size_t{0}, std::size_t{3}, std::size_t{48}, SIZE_MAX})
+    CHECK_THROWS_AS(HostBuffer(16, al, alloy::default_stream), alloy::invalid_argument);
+  CHECK_THROWS_AS(HostBuffer(16, std::size_t{1} << 63, alloy::default_stream), alloy::bad_alloc);
+  // Null pointers with a nonzero size.
+  CHECK_THROWS_AS(HostBuffer(nullptr, 8, alloy::default_stream), alloy::logic_error);
+  CHECK_THROWS_AS(HostBuffer(alloy::external_memory, nullptr, 8, {}), alloy::logic_error);
+  CHECK(HostBuffer(alloy::external_memory, nullptr, 0, {}).data() == nullptr);
+  // reserve and resize past what can be had: the buffer keeps its memory, size and bytes.
+  HostBuffer b(10, alloy::default_stream);
+  std::memset(b.data(), 7, 10);
+  void* const before = b.data();
+  for (std::size_t n : {SIZE_MAX, HostBuffer::max_capacity + 1}) {
+    CHECK_THROWS_AS(b.reserve(n, alloy::default_stream), alloy::bad_alloc);
+    CHECK_THROWS_AS(b.resize(n, alloy::default_stream), alloy::bad_alloc);
+    CHECK((b.data() == before && b.size() == 10 && b.capacity() == 10));
+  }
+  CHECK(static_cast<unsigned char*>(b.data())[9] == 7);
+  // A misaligned external pointer: the buffer reports the alignment it really has, and growing it draws fresh,
+  // aligned memory from the allocator (the external bytes are never freed).
+  alignas(64) unsigned char raw[64] = {};
+  HostBuffer e(alloy::external_memory, raw + 3, 20, {});
+  CHECK(e.alignment() == 1);
+  e.resize(200, alloy::default_stream);
+  CHECK(alloy::is_aligned(e.data(), alloy::AlignedMallocator::alignment));
+}

@@ -26,6 +26,7 @@
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/bucketizer.hpp>
+#include <alloy/checked.hpp>
 #include <alloy/fallback_allocator.hpp>
 #include <alloy/free_list.hpp>
 #include <alloy/quantizer.hpp>

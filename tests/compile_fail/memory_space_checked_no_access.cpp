@@ -1,0 +1,9 @@
+// The memory-space rule (DESIGN.md §4): Checked writes a header and guard bytes into the parent's memory, so over alloy::NoAccessAllocator (device memory) it must not compile; the message names the alternative.
+// expect: Checked writes a header and guard bytes.*must be host-accessible.*compute-sanitizer
+#include <alloy/checked.hpp>
+#include <alloy/no_access_allocator.hpp>
+
+int main() {
+  alloy::Checked<alloy::NoAccessAllocator> a;
+  return a.allocate(64) ? 0 : 1;
+}

@@ -8,6 +8,7 @@
 #include <alloy/allocator_list.hpp>
 #include <alloy/bitmapped_block.hpp>
 #include <alloy/bucketizer.hpp>
+#include <alloy/checked.hpp>
 #include <alloy/fallback_allocator.hpp>
 #include <alloy/free_list.hpp>
 #include <alloy/mallocator.hpp>
@@ -47,6 +48,7 @@ blocks_map::Registry registry() {
   add<Ref<Region<Mallocator>>, Ref<Region<NoAccessAllocator>>>(r, "Ref<Region<Mallocator>>");
   add<AnyAllocator>(r, "AnyAllocator");
   add<AffixAllocator<Mallocator, std::size_t>>(r, "AffixAllocator<Mallocator, std::size_t>");
+  add<Checked<Mallocator>>(r, "Checked<Mallocator>");
   add<AllocatorList<RegionFactory>, AllocatorList<DeviceRegionFactory>>(r, "AllocatorList<RegionFactory>");
   add<SharedAllocatorList<RegionFactory>, SharedAllocatorList<DeviceRegionFactory>>(
       r, "SharedAllocatorList<RegionFactory>");

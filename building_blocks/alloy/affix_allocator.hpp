@@ -215,7 +215,8 @@ class AffixAllocator {
   /// size overflows.
   std::size_t good_alloc_size(std::size_t n) noexcept {
     std::size_t m = 0, lower = 0;
-    if (!actual_size(n, m) || !round_up_checked(n, alignment, lower)) return 0;
+    if (!round_up_checked(n, alignment, lower)) return 0;
+    if (!actual_size(n, m)) return lower;  // with the affixes it overflows: no such block, the plain rounding
     const std::size_t g = alloy::good_alloc_size(parent_, m);
     if (g < m) return lower;
     std::size_t payload = g - S;

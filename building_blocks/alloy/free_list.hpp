@@ -467,7 +467,7 @@ class ContiguousFreeList {
 
   std::size_t good_alloc_size(std::size_t n) noexcept {
     if (bounds_.eligible(n) && stride_) return stride_;
-    return alloy::good_alloc_size(parent_, n);
+    return hint_at_least(alloy::good_alloc_size(parent_, n), n, alignment);  // its alignment may be below Parent's
   }
 
   Parent& parent() noexcept { return parent_; }

@@ -37,6 +37,14 @@ constexpr std::size_t round_up_object_size(std::size_t n, std::size_t a) noexcep
   std::size_t r = 0;
   return round_up_checked(n, a, r) && r <= PTRDIFF_MAX ? r : 0;
 }
+/// good_alloc_size's contract kept where a layer's own hint `g` could not be computed (its rounding or its overhead
+/// overflowed, so `g` is 0 or short): at least n rounded up to `al`, and 0 only when that rounding overflows. An
+/// impossible request is allocate's to refuse, not the hint's (docs/primitives.md).
+constexpr std::size_t hint_at_least(std::size_t g, std::size_t n, std::size_t al) noexcept {
+  std::size_t r = 0;
+  if (!round_up_checked(n, al, r)) return 0;
+  return g >= r ? g : r;
+}
 /// ceil(n / d) for d > 0, without overflow.
 constexpr std::size_t divide_round_up(std::size_t n, std::size_t d) noexcept { return n / d + (n % d != 0); }
 /// a + b into `out`; false if that overflows (`out` left alone, as primitives.md says; the builtins would write the

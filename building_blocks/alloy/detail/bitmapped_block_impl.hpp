@@ -198,7 +198,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   /// 0 only when the rounding overflows (docs/primitives.md).
   [[nodiscard]] std::size_t good_alloc_size(std::size_t n) const noexcept {
     std::size_t r = 0;
-    return round_up_to_multiple_checked(n, bs(), r) ? r : 0;
+    return hint_at_least(round_up_to_multiple_checked(n, bs(), r) ? r : 0, n, alignment);
   }
 
   /// Whether b lies inside this block's payload (D's rule: an interior slice counts); b.ptr must be an address of

@@ -583,6 +583,13 @@ TEST_CASE("BitmappedBlock: D's defects are fixed") {
     CHECK(ip.deallocate(u));
     CHECK(signal_of_child([&] { ip.deallocate(u); }) == SIGABRT);
     CHECK(signal_of_child([&] { ip.deallocate(Block{other, 8}); }) == SIGABRT);
+    // with start bits, a Block that is not one allocation: a smaller or larger size, a pointer inside it
+    Block v = ip.allocate(130), w = ip.allocate(64);  // 3 blocks, then 1
+    CHECK(signal_of_child([&] { ip.deallocate(Block{v.ptr, 64}); }) == SIGABRT);
+    CHECK(signal_of_child([&] { ip.deallocate(Block{v.ptr, 4 * 64}); }) == SIGABRT);
+    CHECK(signal_of_child([&] { ip.deallocate(Block{static_cast<std::byte*>(v.ptr) + 64, 66}); }) == SIGABRT);
+    CHECK(ip.deallocate(w));
+    CHECK(ip.deallocate(v));
     // Each free path of a multi-word bitmap (found by a mutation sweep: the arenas above hold one word,
     // so dropping these paths' checks passed): a single block outside the hint word, a run across two words, a run
     // of more than 64 blocks, and a run without a summary index.

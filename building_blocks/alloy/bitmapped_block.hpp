@@ -41,8 +41,8 @@ namespace alloy {
 /// Parent: any allocator; NullAllocator (the default) means a caller's span. Memory space: Parent's.
 /// Thread safety: none (SharedBitmappedBlock is the thread-safe one).
 /// Failure: an empty Block when no run of free blocks fits, for n == 0 and for sizes whose rounding overflows.
-/// A double free or a foreign block trips ALLOY_ASSERT in debug builds (in release builds they break deallocate's
-/// precondition, as in D; only the multi-block path still refuses a block outside the payload).
+/// A double free or a foreign block trips ALLOY_ASSERT in debug builds; in release builds deallocate refuses them
+/// (false, nothing changed). A wrong size is refused only by BitmappedBlockWithInternalPointers (docs/primitives.md).
 /// Example:
 /// ```cpp
 /// #include <alloy/mallocator.hpp>

@@ -429,8 +429,13 @@ class ContiguousFreeList {
   bool deallocate(Block b) noexcept {
     if (!b) return true;
     if (in_support(b.ptr)) {
-      ALLOY_ASSERT(bounds_.eligible(b.size) && allocated_ > 0, "ContiguousFreeList::deallocate: not an item of "
-                                                               "this list, or freed twice");
+      // Refused (false, nothing changed) in release builds too, where it is cheap to tell: a size no item has, a
+      // pointer off an item's start, or no item handed out (a double free once every item is back). A double free
+      // while other items are out is not detected (docs/primitives.md, "Misuse").
+      const bool item = bounds_.eligible(b.size) && allocated_ > 0 &&
+                        (address_of(b.ptr) - address_of(support_.ptr)) % stride_ == 0;
+      ALLOY_ASSERT(item, "ContiguousFreeList::deallocate: not an item of this list, or freed twice");
+      if (!item) return false;
       detail::free_list_link(b.ptr, root_);
       root_ = b.ptr;
       --allocated_;

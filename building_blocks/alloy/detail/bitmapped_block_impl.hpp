@@ -396,16 +396,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (!b) return true;
     if constexpr (!Shared) {
       // The single-block fast paths (one test of the size first: W3 frees blocks of 1 to 8 blocks at random). A
-      // foreign block is caught by ALLOY_ASSERT in debug builds only.
+      // foreign block or a double free is refused (false, nothing changed), after ALLOY_ASSERT in debug builds.
       if (single_block(b)) {
-        if (!check_deallocatable_debug(b)) return false;
+        if (!check_deallocatable(b)) return false;
+        if constexpr (Starts) {
+          if (!check_whole_allocation(offset_of(b.ptr) / bs(), 1)) return false;
+        }
         // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
         // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte).
         const std::size_t d = offset_from(hint_base_, b.ptr);
         if (d < hint_bytes()) [[likely]] {
           const std::size_t j = d / bs();
-          ALLOY_ASSERT((hint_logical() >> j) & 1u,
-                       "BitmappedBlock::deallocate: double free (the block is not allocated)");
+          const bool live = (hint_logical() >> j) & 1u;
+          ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+          if (!live) [[unlikely]] return false;
           hint_bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
           return true;
         }
@@ -414,8 +418,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         const std::size_t off = offset_of(b.ptr);
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
-        ALLOY_ASSERT((bits[wi] >> (i % 64)) & 1u,
-                     "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        const bool live = (bits[wi] >> (i % 64)) & 1u;
+        ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+        if (!live) [[unlikely]] return false;
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
         if (wi < start_) {
           HintSync sync(this);
@@ -429,18 +434,23 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       }
     } else {
       if (single_block(b)) [[likely]] {
-        if (!check_deallocatable_debug(b)) return false;
-        release1(offset_of(b.ptr) / bs());
-        return true;
+        if (!check_deallocatable(b)) return false;
+        return release1(offset_of(b.ptr) / bs());
       }
     }
     if (!check_owned(b)) return false;
     const std::size_t off = offset_of(b.ptr);
     const std::size_t i = off / bs();
     if constexpr (!multi) {
-      release1(i);  // SharedBitmappedBlock: a single-threaded Multiblock::no block freed above
+      return release1(i);  // SharedBitmappedBlock: a single-threaded Multiblock::no block freed above
     } else {
       const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: size 0 took a path above
+      // Every block of it allocated (else a double free, or a size larger than allocated into free blocks: refused,
+      // nothing changed) and, with start bits, exactly one allocation (else a wrong size or an interior pointer).
+      if (!check_live(i, k)) return false;
+      if constexpr (Starts) {
+        if (!check_whole_allocation(i, k)) return false;
+      }
       if constexpr (summarized) {
         // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
         // release_in_word reads and writes words wf - 1 to wf + 1 only, and moves the hint only back to wf: past
@@ -986,18 +996,31 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     ALLOY_ASSERT(ok, "BitmappedBlock: this block did not come from this allocator");
     return ok;
   }
-  // deallocate's fast path checks in debug builds only (a foreign block breaks deallocate's precondition). A
+  // deallocate's fast path: a foreign block (outside the payload) is refused, after ALLOY_ASSERT in debug builds. A
   // non-null Block of size 0 is foreign too: allocate(0) fails, and no primitive leaves a live Block at size 0 (D
-  // frees nothing for one; in release builds the fast path frees the block it points into, so it is caught here).
-  bool check_deallocatable_debug(Block b) const noexcept {
-#if ALLOY_ENABLE_ASSERTS
+  // frees nothing for one; the fast path would free the block it points into).
+  bool check_deallocatable(Block b) const noexcept {
     ALLOY_ASSERT(b.size != 0, "BitmappedBlock::deallocate: a Block of size 0 was never handed out (allocate(0) "
                               "fails); give back the Block that allocate returned");
-    return check_owned(b);
-#else
-    (void)b;
-    return true;
-#endif
+    return b.size != 0 && check_owned(b);
+  }
+  // Whether blocks [i, i + k) are all allocated; ALLOY_ASSERT in debug builds (a double free: some are free).
+  bool check_live(std::size_t i, std::size_t k) const noexcept {
+    const bool live =
+        bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) { return (word_now(wi) & m) == m; });
+    ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (a block is not allocated)");
+    return live;
+  }
+  // With start bits: whether blocks [i, i + k) are exactly one live allocation (it starts at i, none starts inside,
+  // and block i + k is free, the start of another, or past the end); ALLOY_ASSERT in debug builds.
+  bool check_whole_allocation(std::size_t i, std::size_t k) const noexcept requires Starts {
+    const std::uint64_t* st = starts();
+    const std::size_t e = i + k;
+    const bool whole = bitmap::test(st, i) && (k == 1 || bitmap::range_is(st, i + 1, k - 1, false)) &&
+                       (e >= blocks_ || bitmap::test(st, e) || !((word_now(e / 64) >> (e % 64)) & 1u));
+    ALLOY_ASSERT(whole, "BitmappedBlockWithInternalPointers::deallocate: the Block is not one allocation (a size other "
+                        "than the one allocated, or a pointer inside it); give back the Block that allocate returned");
+    return whole;
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -1065,17 +1088,22 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
   }
 
-  void release1(std::size_t i) noexcept {
+  // Frees block i; false (nothing changed) when it was free: a double free, after ALLOY_ASSERT in debug builds.
+  bool release1(std::size_t i) noexcept {
     const std::uint64_t bit = std::uint64_t{1} << (i % 64);
     if constexpr (Shared) {
-      [[maybe_unused]] const std::uint64_t old =
-          std::atomic_ref<std::uint64_t>(bits_[i / 64]).fetch_and(~bit, std::memory_order_release);
+      // Clearing a clear bit changes nothing, so the double free is refused by the same atomic operation.
+      const std::uint64_t old = std::atomic_ref<std::uint64_t>(bits_[i / 64]).fetch_and(~bit, std::memory_order_release);
       ALLOY_ASSERT(old & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+      return (old & bit) != 0;
     } else {
-      ALLOY_ASSERT(bits_[i / 64] & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+      const bool live = (bits_[i / 64] & bit) != 0;
+      ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
+      if (!live) return false;
       bits_[i / 64] &= ~bit;
       lower_start(i / 64);
       if constexpr (summarized) raise_summary(i / 64);
+      return true;
     }
   }
 

@@ -34,7 +34,7 @@ using alloy::test::DiffOptions;
 
 namespace {
 
-// Every block and mode runs at least 10^6 operations under `tools/test.sh --long` (ALLOY_TEST_LONG; a tenth of that
+// Every block and mode runs at least 10^6 operations under `tools/test.sh --long` (ALLOY_TEST_LONG; a twentieth of that
 // otherwise, support/test_length.hpp), the many-seeds case in total over its seeds. The
 // exception is the contents check through NoAccessAllocator's copy (an mprotect per copy): a short run with
 // contents, then a long one without.

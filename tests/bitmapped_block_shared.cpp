@@ -23,7 +23,7 @@
 #include "support/rng.hpp"
 #include "support/test_length.hpp"
 
-// The racing tests' iterations: 5 x 10^5 under ALLOY_TEST_LONG (support/test_length.hpp), a tenth in CI.
+// The racing tests' iterations: 5 x 10^5 under ALLOY_TEST_LONG (support/test_length.hpp), a twentieth in CI.
 static const std::size_t racing_steps = alloy::test::test_length(500'000);
 
 using alloy::Block;
@@ -73,7 +73,7 @@ TEST_CASE("SharedBitmappedBlock: single-threaded randomized invariants") {
   CHECK(alloy::test::run_differential(c, o).allocations > 20'000);
 }
 
-// The other modes of issue 3's matrix, one thread, 10^6 operations each under tools/test.sh --long (a tenth
+// The other modes of issue 3's matrix, one thread, 10^6 operations each under tools/test.sh --long (a twentieth
 // otherwise) with the white-box invariants: a run-time block size over a span, AlignedMallocator, and
 // NoAccessAllocator (the device stand-in: a host touch of the payload crashes), multiblock and Multiblock::no.
 TEST_CASE("SharedBitmappedBlock: randomized invariants over a span, AlignedMallocator and NoAccessAllocator") {

@@ -414,7 +414,7 @@ TEST_CASE("device_buffer over SharedStreamOrdered: allocates and frees on the bu
 
 #ifdef ALLOY_CUDA_STANDIN
 TEST_CASE("stream-order checker over 4 streams and 4 threads: StreamOrdered finds no violation, the bare stack many") {
-  // 10^6 allocations and frees in all under ALLOY_TEST_LONG (support/test_length.hpp), a tenth in CI; a tenth of
+  // 10^6 allocations and frees in all under ALLOY_TEST_LONG (support/test_length.hpp), a twentieth in CI; a tenth of
   // that under ThreadSanitizer, where every stand-in call is slower.
 #if defined(__SANITIZE_THREAD__)
   const std::size_t per_thread = alloy::test::test_length(25000);

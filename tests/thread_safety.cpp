@@ -1,7 +1,7 @@
 // ctest-labels: tsan
 // Every Shared block through one suite (support/thread_safety.hpp): 8 and 16 threads of random allocate / owns /
 // deallocate with per-thread ownership checks, run under the tsan preset; and a stress of 10^7 operations per block
-// without TSan (ALLOY_TEST_LONG; the test command runs a tenth). SharedStreamOrdered is not here: its blocks come from
+// without TSan (ALLOY_TEST_LONG; the test command runs a twentieth). SharedStreamOrdered is not here: its blocks come from
 // the CPU stand-in for the CUDA runtime, which this host-only suite does not link; tests/stream_ordered.cpp has its
 // threaded cases.
 #include <alloy/allocator_list.hpp>
@@ -55,7 +55,7 @@ void both_counts(Make make, ThreadSafeOptions o) {
   }
 }
 
-// 10^7 operations per block in the long run (a tenth in the test command), 8 threads; not under TSan (too slow).
+// 10^7 operations per block in the long run (a twentieth in the test command), 8 threads; not under TSan (too slow).
 template <class Make>
 void stress(Make make, ThreadSafeOptions o) {
   if (ALLOY_UNDER_TSAN) return;

@@ -9,7 +9,7 @@
 # Two compilers because they differ in argument evaluation order and in what they accept.
 # Usage: tools/test.sh [--long] [preset ...]     (default: asan default tsan)
 #   --long: the randomized tests run their full length (ALLOY_TEST_LONG=1: 10^6 operations per block and mode and
-#           more seeds); run it by hand before a release. Without it they run a tenth of that, as CI does.
+#           more seeds); run it by hand before a release. Without it they run a twentieth of that, as CI does.
 # A single preset named alone builds all of its tests (`tools/test.sh default` is the whole suite under g++).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -38,6 +38,22 @@
 
 namespace alloy_examples {
 
+namespace detail {
+/// Both types' aligned_allocate: alignments up to G's: allocate; larger ones above small_max: Parent's
+/// aligned_allocate; larger ones for a small size: a block of the size class, aligned, straight from the pool, which
+/// joins its class's list like any other block of that class when freed.
+template <class G>
+alloy::Block class_aligned_allocate(typename G::Stack& stack, typename G::Pool& pool, std::size_t n,
+                                    std::size_t a) noexcept {
+  if (!alloy::is_power_of_two(a)) return {};
+  if (a <= G::alignment) return stack.allocate(n);
+  if (n > G::small_max) return stack.large().aligned_allocate(n, a);
+  if (n == 0) return {};
+  const alloy::Block b = pool.aligned_allocate(alloy::round_up(n, G::class_step), a);
+  return b ? alloy::Block{b.ptr, n} : alloy::Block{};
+}
+}  // namespace detail
+
 template <alloy::allocator Parent = alloy::AlignedMallocator, std::size_t ChunkBytes = 32 * 1024>
   requires alloy::host_accessible<Parent> && std::default_initializable<Parent>
 class GeneralPurpose {
@@ -80,12 +96,7 @@ class GeneralPurpose {
   /// joins its class's list like any other block of that class. The one member written by hand: the free lists
   /// (Phobos' and alloy's) have no aligned_allocate, and a Segregator declares one only when both parts do.
   alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_allocate<Parent> {
-    if (!alloy::is_power_of_two(a)) return {};
-    if (a <= alignment) return allocate(n);
-    if (n > small_max) return stack_.large().aligned_allocate(n, a);
-    if (n == 0) return {};
-    const alloy::Block b = pool_.aligned_allocate(alloy::round_up(n, class_step), a);
-    return b ? alloy::Block{b.ptr, n} : alloy::Block{};
+    return detail::class_aligned_allocate<GeneralPurpose>(stack_, pool_, n, a);
   }
 
   /// The parts, for tests and statistics.
@@ -192,12 +203,7 @@ class GeneralPurposeBitmapped {
   /// As GeneralPurpose's: a small size with a larger alignment takes a class-sized run from the pool (a bitmapped
   /// chunk aligns by its search); freed, it goes to its class like any other block of that class.
   alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept requires alloy::has_aligned_allocate<Parent> {
-    if (!alloy::is_power_of_two(a)) return {};
-    if (a <= alignment) return allocate(n);
-    if (n > small_max) return stack_.large().aligned_allocate(n, a);
-    if (n == 0) return {};
-    const alloy::Block b = pool_.aligned_allocate(alloy::round_up(n, class_step), a);
-    return b ? alloy::Block{b.ptr, n} : alloy::Block{};
+    return detail::class_aligned_allocate<GeneralPurposeBitmapped>(stack_, pool_, n, a);
   }
 
   [[nodiscard]] const Pool& pool() const noexcept { return pool_; }

@@ -6,7 +6,7 @@
 //   * the bitmap: ceil(blocks / 64) words, the padding bits past the last block set;
 //   * the search hint: every word before start_ is full; hint_word_ and hint_base_ follow start_;
 //   * the fresh cursor (multiblock): no block at or past it is allocated; hint_fresh_ masks exactly the hint word's
-//     blocks below it;
+//     blocks below it; hint_span_ covers exactly the hint word's blocks below the cursor (Multiblock::no: that exist);
 //   * the summary (single-threaded multiblock): every byte bounds the longest free run that starts in its word (its
 //     free tail continued into the next word's head, capped at 64), the hint word's byte as refresh_hint_byte would
 //     leave it; bytes are at most 64 and the 64 bytes after the last word's are zero.
@@ -86,6 +86,11 @@ struct BitmappedBlockInspector {
           break;
         }
       }
+    }
+    if constexpr (A::cached) {
+      const std::size_t first = a.start_ * 64, end = A::multi ? a.fresh_ : blocks;
+      const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
+      if (a.hint_span_ != want) err << "hint_span_ does not cover exactly the hint word's blocks below the cursor; ";
     }
     if constexpr (A::fresh_masked) {
       const std::size_t first = a.start_ * 64;

@@ -395,32 +395,48 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   bool deallocate(Block b) noexcept {
     if (!b) return true;
     if constexpr (!Shared) {
-      // The single-block fast paths (one test of the size first: W3 frees blocks of 1 to 8 blocks at random). A
-      // foreign block or a double free is refused (false, nothing changed), after ALLOY_ASSERT in debug builds.
+      // The single-block fast paths (one test of the size first: W3 frees blocks of 1 to 8 blocks at random; a Block
+      // of size 0 is not a single block). A foreign block or a double free is refused (false, nothing changed),
+      // after ALLOY_ASSERT in debug builds.
       if (single_block(b)) {
-        if (!check_deallocatable(b)) return false;
+        // Debug builds, and start bits (which need the offset checked before they are read): the full checks first,
+        // so that a misuse is named exactly.
+        if constexpr (ALLOY_ENABLE_ASSERTS || Starts) {
+          if (!check_deallocatable(b)) return false;
+        }
         if constexpr (Starts) {
           if (!check_whole_allocation(offset_of(b.ptr) / bs(), 1)) return false;
         }
         // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
-        // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte).
+        // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte). The
+        // bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
+        // checks cost nothing here: a pointer past it takes the range test below, and a double free clears a bit
+        // that is already clear (nothing changes; the answer is false). No branch on the bit: W1 ignores the answer.
         const std::size_t d = offset_from(hint_base_, b.ptr);
-        if (d < hint_bytes()) [[likely]] {
+        if (d < hint_span_) [[likely]] {
           const std::size_t j = d / bs();
-          const bool live = (hint_logical() >> j) & 1u;
+          const bool live = (hint_bits_ >> j) & 1u;
           ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-          if (!live) [[unlikely]] return false;
           hint_bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
-          return true;
+          return live;
         }
-        // Not the hint word (the path above), so bits_[wi] is current; hint_bits_ only goes back to bits_ when
-        // the hint moves back to wi (W2's shuffled drain frees here, mostly after the hint).
         const std::size_t off = offset_of(b.ptr);
+        if constexpr (!ALLOY_ENABLE_ASSERTS && !Starts) {
+          // Release ownership: the address in the payload is enough for a single block (it lies in the block of
+          // that address, single_block; an address that is not a block boundary, when BlockSize == Alignment,
+          // frees its block as D does, after ALLOY_ASSERT in debug builds).
+          if (off >= payload_bytes()) [[unlikely]] return false;
+        }
+        // Not a block below hint_span_: in another word, so bits_[wi] is current (hint_bits_ only goes back to
+        // bits_ when the hint moves back to wi; W2's shuffled drain frees here, mostly after the hint), or a block
+        // of the hint word at or past the fresh cursor (multiblock), never allocated: its bit in bits_[start_] is
+        // clear (the fast allocate never takes one), so it is refused as a double free. No branch on the bit, as
+        // above: clearing a clear bit changes nothing, no word before start_ has one (they are full), and raising
+        // a summary byte only loosens a bound.
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
         const bool live = (bits[wi] >> (i % 64)) & 1u;
         ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-        if (!live) [[unlikely]] return false;
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
         if (wi < start_) {
           HintSync sync(this);
@@ -430,7 +446,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
         // under 2% (docs/design_notes.md).
         if constexpr (summarized) raise_summary(wi);
-        return true;
+        return live;
       }
     } else {
       if (single_block(b)) [[likely]] {
@@ -438,18 +454,23 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         return release1(offset_of(b.ptr) / bs());
       }
     }
-    if (!check_owned(b)) return false;
-    const std::size_t off = offset_of(b.ptr);
-    const std::size_t i = off / bs();
+    // Not a single block: a size of 0 (refused here), more than one block (multiblock), or more than a block
+    // (Multiblock::no: refused here).
     if constexpr (!multi) {
-      return release1(i);  // SharedBitmappedBlock: a single-threaded Multiblock::no block freed above
+      ALLOY_ASSERT(b.size <= bs(), "BitmappedBlock::deallocate: a Block larger than one block was never handed out "
+                                   "(Multiblock::no); give back the Block that allocate returned");
+      (void)check_deallocatable(b);  // names a size of 0 in debug builds
+      return false;
     } else {
-      const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: size 0 took a path above
+      if (!check_deallocatable(b)) return false;  // size 0, or foreign
+      const std::size_t off = offset_of(b.ptr);
+      const std::size_t i = off / bs();
+      const std::size_t k = divide_round_up(off + b.size, bs()) - i;  // b.size > 0: refused above
       // Every block of it allocated (else a double free, or a size larger than allocated into free blocks: refused,
       // nothing changed) and, with start bits, exactly one allocation (else a wrong size or an interior pointer).
-      if (!check_live(i, k)) return false;
+      // The in-word path past the hint tests its one word itself; the others call check_live.
       if constexpr (Starts) {
-        if (!check_whole_allocation(i, k)) return false;
+        if (!check_live(i, k) || !check_whole_allocation(i, k)) return false;
       }
       if constexpr (summarized) {
         // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
@@ -458,25 +479,18 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
           const std::size_t wf = i / 64;
           if (wf > start_ + 1) [[likely]] {
+            const std::uint64_t m = bitmap::low_mask(static_cast<unsigned>(k)) << p;
+            const bool live = (bits_[wf] & m) == m;
+            ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (a block is not allocated)");
+            if (!live) [[unlikely]] return false;
             clear_in_word(wf, p, static_cast<unsigned>(k));  // past the hint: it does not move
             raise_one_word(wf, p);
-          } else {
-            release_in_word_synced(wf, p, static_cast<unsigned>(k));
+            return true;
           }
-          return true;
         }
       }
-      HintSync sync(this);
-      if (k == 1) {
-        release1(i);  // SharedBitmappedBlock, or no summary
-      } else if constexpr (summarized) {
-        if (k <= 64) release_small(i, static_cast<unsigned>(k));  // across two words (one took the path above)
-        else release_range(i, k);
-      } else {
-        release_range(i, k);
-      }
+      return release_checked(i, k);
     }
-    return true;
   }
 
   /// Frees every block. Not concurrently with other calls.
@@ -546,6 +560,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint; set_fresh
   // also clears the blocks it brings below the cursor in hint_bits_).
   [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
+  // Single-threaded: the bytes from hint_base_ that deallocate's fast path may free, the hint word's blocks whose
+  // bits in hint_bits_ are true: those that exist (Multiblock::no) or lie below the fresh cursor (multiblock; the
+  // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
+  [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
   // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
   [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoWord> hint_snap_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
@@ -585,7 +603,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
     fresh_ = 0;
-    set_start(0);
+    start_ = 0;
+    sync_hint();  // new bits_, payload_ and cursor, whatever start_ was
     reset_snap();
     if constexpr (summarized) {
       // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
@@ -821,11 +840,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     o.sync_hint();
     o.reset_snap();
   }
+  // Nothing when the hint stays (W3's searches mostly end in the hint word): whatever else changed called sync_hint.
   void set_start(std::size_t s) noexcept {
-    const bool moved = s != start_;
+    if (s == start_) return;  // the same word keeps its snapshot
     start_ = s;
     sync_hint();
-    if (moved) reset_snap();  // a word that was not the hint: its byte bounds it (the same word keeps its snapshot)
+    reset_snap();  // a word that was not the hint: its byte bounds it
   }
   // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
   // translation units' static initializers).
@@ -859,6 +879,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     else if constexpr (cached) return hint_bits_;
     else return 0;
   }
+  // How many of the hint word's blocks lie below block `end` (0 to 64).
+  [[nodiscard]] std::size_t blocks_in_hint_word(std::size_t end) const noexcept {
+    const std::size_t first = start_ * 64;
+    return end <= first ? 0 : std::min<std::size_t>(end - first, 64);
+  }
   // No instruction. The fast paths and the slower paths both read and write hint_bits_; GCC hoisted the reads above
   // deallocate's fast-path test and merged the writes below it, which split the fast free's `and` into a load and a
   // store (one more instruction per W1 pair). This tells it the member may change here, so it does neither.
@@ -887,9 +912,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   void sync_hint() noexcept {
     hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
     hint_base_ = payload_ + start_ * 64 * bs();
+    if constexpr (cached) hint_span_ = blocks_in_hint_word(multi ? fresh_ : blocks_) * bs();
     if constexpr (fresh_masked) {
-      const std::size_t first = start_ * 64;
-      hint_fresh_ = fresh_ <= first ? 0 : bitmap::mask(0, static_cast<unsigned>(std::min<std::size_t>(fresh_ - first, 64)));
+      hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
     }
   }
   void set_fresh(std::size_t v) noexcept {  // single-threaded
@@ -906,24 +931,21 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       sync_hint();
     }
   }
-  // Bytes of payload covered by the hint word: 64 blocks. (A block size above SIZE_MAX / 64 gets no blocks, so
-  // hint_base_ is null and no pointer of a live block can pass the wrapped product.)
-  [[nodiscard]] std::size_t hint_bytes() const noexcept { return 64 * bs(); }
   [[nodiscard]] static std::size_t offset_from(const void* base, const void* p) noexcept {
     return static_cast<std::size_t>(address_of(p) - address_of(base));
   }
-  // Whether b (one of this block's) lies in one block. When BlockSize == Alignment every address handed out is a
+  // Whether b (one of this block's, size > 0) lies in one block. When BlockSize == Alignment every address handed out is a
   // block boundary, so only the size matters (and folds away for a constant size).
   [[nodiscard]] bool single_block(Block b) const noexcept {
+    // b.size - 1: a size of 0 wraps to SIZE_MAX, so one comparison also refuses it (not a single block).
     if constexpr (!multi) {
-      (void)b;
-      return true;
+      return b.size - 1 < bs();
     } else if constexpr (BlockSize == Alignment) {
       ALLOY_ASSERT(offset_of(b.ptr) % bs() == 0,
                    "BitmappedBlock::deallocate: the block does not start at a block boundary");
-      return b.size <= bs();
+      return b.size - 1 < bs();
     } else {
-      return b.size <= bs() - offset_of(b.ptr) % bs();  // no sum: a huge size must not wrap to a small one
+      return b.size - 1 < bs() - offset_of(b.ptr) % bs();  // no sum: a huge size must not wrap to a small one
     }
   }
   // std::countr_zero(x) for x != 0, as a 64-bit result: std::countr_zero returns int, and GCC sign-extends it
@@ -988,8 +1010,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     Guard& operator=(const Guard&) = delete;
   };
 
+  // b.ptr an address of the payload and b inside it (D's rule). One subtraction: a pointer below payload_ wraps past
+  // the payload's size, and without blocks the size is 0.
   bool is_owned(Block b) const noexcept {
-    return payload_ && block_within(b, payload_, payload_bytes()) && offset_of(b.ptr) < payload_bytes();
+    const std::size_t off = offset_of(b.ptr), bytes = payload_bytes();
+    return off < bytes && b.size <= bytes - off;
   }
   bool check_owned(Block b) const noexcept {
     const bool ok = is_owned(b);
@@ -1003,6 +1028,32 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     ALLOY_ASSERT(b.size != 0, "BitmappedBlock::deallocate: a Block of size 0 was never handed out (allocate(0) "
                               "fails); give back the Block that allocate returned");
     return b.size != 0 && check_owned(b);
+  }
+  // deallocate of blocks [i, i + k) (k >= 1, owned; start bits already checked) on every path but the in-word one
+  // past the hint: refused when a block is free (a double free), else released. Out of line: inlined, its calls gave
+  // every deallocate a stack frame and four saved registers (W3: 12 instructions per free).
+  [[gnu::noinline]] bool release_checked(std::size_t i, std::size_t k) noexcept requires multi {
+    if constexpr (summarized) {
+      if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) {
+        const std::uint64_t m = bitmap::low_mask(static_cast<unsigned>(k)) << p;
+        const bool live = (word_now(i / 64) & m) == m;
+        ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (a block is not allocated)");
+        if (!live) return false;
+        release_in_word_synced(i / 64, p, static_cast<unsigned>(k));
+        return true;
+      }
+    }
+    if (!Starts && !check_live(i, k)) return false;
+    HintSync sync(this);
+    if (k == 1) {
+      release1(i);  // SharedBitmappedBlock, or no summary
+    } else if constexpr (summarized) {
+      if (k <= 64) release_small(i, static_cast<unsigned>(k));  // across two words (one took the path above)
+      else release_range(i, k);
+    } else {
+      release_range(i, k);
+    }
+    return true;
   }
   // Whether blocks [i, i + k) are all allocated; ALLOY_ASSERT in debug builds (a double free: some are free).
   bool check_live(std::size_t i, std::size_t k) const noexcept {

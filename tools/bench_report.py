@@ -12,6 +12,11 @@ running anything:
 
     tools/bench_report.sh [--reps N] [--no-build] [--no-callgrind] [--filter REGEX] [--build-dir DIR] [--jobs N]
                           [--publish] [--from-json FILE]
+    tools/bench_report.sh --check-stacks [--build-dir DIR | --stacks-json FILE]
+
+Stack names, labels and goals come from the stacks' descriptors (benchmarks/stacks.hpp), which every benchmark
+binary exports with --list-stacks; the results JSON keeps them ("stacks"). --check-stacks checks them against this
+script (the ctest bench_stack_names).
 
 Only the standard library is used (python3 from Debian). docs/workloads.md defines the workloads.
 """
@@ -314,10 +319,15 @@ LABELS, KINDS, NAMES = {}, {}, {}  # name -> label, name -> kind, label -> name
 
 
 def list_stacks(exes):
-    """Runs `<exe> --list-stacks` for each binary and merges the lists (rows in order, targets once)."""
+    """Runs `<exe> --list-stacks` for each binary and merges the lists."""
+    return merge_stacks([json.loads(subprocess.run([exe, "--list-stacks"], stdout=subprocess.PIPE, text=True,
+                                                   check=True).stdout) for exe in exes])
+
+
+def merge_stacks(lists):
+    """One descriptor list from several binaries' `--list-stacks` outputs (rows in order, each target once)."""
     out = {"binaries": [], "malloc_names": [], "not_built": [], "rows": [], "targets": []}
-    for exe in exes:
-        d = json.loads(subprocess.run([exe, "--list-stacks"], stdout=subprocess.PIPE, text=True, check=True).stdout)
+    for d in lists:
         out["binaries"].append(d["binary"])
         out["malloc_names"] += [n for n in d.get("malloc_names", []) if n not in out["malloc_names"]]
         out["not_built"] += [x for x in d.get("not_built", []) if x not in out["not_built"]]
@@ -620,6 +630,15 @@ METHOD = """\
   second is what the summary's upkeep costs; and no allocator that keeps such a summary runs faster than the first
   (docs/design_notes.md, "The bounds that show W3's limit").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
+- **Names, labels and goals live once, on the stacks' descriptors** (benchmarks/stacks.hpp; the D stacks in
+  benchmarks/phobos/phobos_bench.d). A descriptor carries the stack's name (its benchmark's and this page's), its
+  label (the short name in the "vs" columns, the goals and the chart) and the goals checked on it, which name the
+  stacks they compare with through those stacks' descriptors. Every benchmark binary exports its descriptors as JSON
+  (`alloy_bench --list-stacks`); the report stores them in the results file ("stacks") and takes labels, kinds and
+  goals from there, so a renamed stack keeps its goals. The ctest `bench_stack_names` (`tools/bench_report.sh
+  --check-stacks`) fails when a stack has no label or shares one, when a goal names a stack that does not run in
+  its workload (alloy-replay's `--list` for the replay goals), and when a label this page names (the summary, the
+  instruction tables, this text) no longer exists.
 """
 
 
@@ -643,12 +662,12 @@ def method_figures(res):
                             "the same %.1f instructions per op" % ri if round(ri, 1) == round(fi, 1) else
                             "%.1f and %.1f instructions per op" % (ri, fi))
     rn, fn = ns("W4", "alloy Region<>"), ns("W4", "floor (bump)")
-    f["w4_times"] = "" if rn is None or fn is None else ", yet their medians in this run are %s and %s ns/op (%.2fx)" % (
+    f["w4_times"] = "" if rn is None or fn is None else "; in this run their medians are %s and %s ns/op (%.2fx)" % (
         fmt_ns(rn), fmt_ns(fn), rn / fn)
     b, fa, fw = ns("W1", "alloy BB single"), ns("W1", "floor (1 word, arena)"), ns("W1", "floor (1 word)")
     f["w1_times"] = "" if None in (b, fa, fw) else (
-        " (in this run BitmappedBlock<64,64,Mallocator,Multiblock::no> takes %.2fx the time of the arena floor and "
-        "%.2fx that of the inline one)" % (b / fa, b / fw))
+        " (in this run %s takes %.2fx the time of the arena floor and %.2fx that of the inline one)" % (
+            named("alloy BB single"), b / fa, b / fw))
     a, i = ipo("W1", "floor (1 word, arena)"), ipo("W1", "floor (1 word)")
     f["w1_arena_ipo"] = "" if a is None else "%.1f instructions per op in this run; " % a
     f["w1_inline_ipo"] = "" if i is None else " (%.1f per op)" % i
@@ -964,8 +983,9 @@ def write_markdown(res, path, chart_rel, json_rel):
     L.append("valgrind --tool=callgrind build/bench/benchmarks/alloy_bench --callgrind 'W1/glibc malloc' 500000")
     L.append("```")
     L.append("")
-    L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp and its name in the Mp11 list of each workload "
-             "(see the comment at the top of that file).")
+    L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp (name, label, goals if any) and its name in the "
+             "Mp11 list of each workload (see the comment at the top of that file); then `ctest --test-dir build/bench "
+             "-L bench`.")
     text = "\n".join(L) + "\n"
     # The text links docs/ pages by their names (docs/performance.md's place); a report written elsewhere
     # (build/report/) gets the links re-rooted so that they still resolve.
@@ -1179,6 +1199,8 @@ def check_stacks_main(args):
         with open(args.stacks_json) as f:
             d = json.load(f)
         stacks = d.get("stacks", d)
+        if "binaries" not in stacks:  # one binary's --list-stacks output
+            stacks = merge_stacks([stacks])
     else:
         exes = binaries(args.build_dir)
         if not exes or not exes[0].endswith("/alloy_bench"):

@@ -642,14 +642,21 @@ METHOD = """\
 """
 
 
+# The stacks method_figures quotes (labels, checked by --check-stacks).
+METHOD_FIGURE_LABELS = {"W1": ("alloy BB single", "floor (1 word, arena)", "floor (1 word)"),
+                        "W4": ("alloy Region<>", "floor (bump)"), "W5": ("glibc malloc",)}
+
+
 def method_figures(res):
     """The figures the method text quotes, from the run being reported ("" where the run lacks them)."""
     runs, cg = res["runs"], res["callgrind"]
 
     def ns(w, label):
+        assert label in METHOD_FIGURE_LABELS[w]
         return _ns(runs, w, named(label) or label)
 
     def ipo(w, label):
+        assert label in METHOD_FIGURE_LABELS[w]
         return _ipo(cg, w, named(label) or label)
 
     f = {"reps": str(res["repetitions"])}
@@ -1190,6 +1197,9 @@ def check_stacks(stacks, replay_names=None):
             label_runs(label, w, what="CG_COLUMNS")
     for label in re.findall(r"\{name:([^}]+)\}", METHOD):
         label_runs(label, None, what="METHOD")
+    for w, labels in METHOD_FIGURE_LABELS.items():
+        for label in labels:
+            label_runs(label, w, what="METHOD_FIGURE_LABELS")
     return problems
 
 

@@ -17,14 +17,17 @@
 
 #include <boost/mp11.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace alloy_bench {
 
@@ -119,6 +122,44 @@ constexpr const char* kind_label() {
   else return "alloy";
 }
 
+/// A goal tools/bench_report.py checks on a stack ("Goals checked on this run" in docs/performance.md). It sits on
+/// the stack's descriptor (`static constexpr std::array targets`), so it follows the stack through any rename; the
+/// stacks it compares with are named through their descriptors (`FloorBumpPointer::name`, `malloc_named("mimalloc")`).
+/// `check` says what the report computes (the table of checks is `CHECKS` in tools/bench_report.py), `goal` is the
+/// goal as the report prints it (`{label}` stands for the stack's label, `{trace}` for a replay trace's file name).
+struct Target {
+  const char* workload = "";                 // where it is measured: "W1" ... "W6", or "replay" (every shipped trace)
+  const char* check = "";                    // instructions_at_most, faster_than, arena_sweep, net_ns_at_most, ...
+  const char* goal = "";
+  std::array<const char*, 3> of{};           // the stacks it compares with (their names); unused slots nullptr
+  std::array<double, 3> factor{1, 1, 1};     // per reference: stack <= factor x reference (faster_than: <)
+  double noise = 0;                          // faster_than: "within noise" when every ratio is below factor x noise
+  bool with_instructions = false;            // faster_than: the instruction counts shown beside the times
+};
+
+/// One row of `alloy_bench --list-stacks`: a stack as registered in one workload.
+struct StackRow {
+  std::string workload, name, label, kind;
+  bool malloc;
+};
+inline std::vector<StackRow>& stack_rows() {
+  static std::vector<StackRow> r;
+  return r;
+}
+/// Each descriptor's targets once (the first workload that registers the descriptor exports them).
+inline std::vector<std::pair<std::string, Target>>& stack_targets() {
+  static std::vector<std::pair<std::string, Target>> r;
+  return r;
+}
+
+/// The kind a table shows: alloy, anchor (another library), floor, bound or loop (hand-written reference loops).
+template <class S>
+constexpr const char* table_kind() {
+  if constexpr (requires { S::kind; }) return S::kind;
+  else if constexpr (requires { S::floor; }) return S::floor ? "floor" : kind_label<S>();
+  else return kind_label<S>();
+}
+
 /// Registers `fn(state)` as benchmark `name`: one iteration per repetition, manual time.
 template <class F>
 benchmark::internal::Benchmark* register_run(const std::string& name, F&& fn) {
@@ -126,6 +167,45 @@ benchmark::internal::Benchmark* register_run(const std::string& name, F&& fn) {
       ->Iterations(1)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
+}
+
+template <class S>
+inline bool targets_listed = false;  // per descriptor type: its targets are exported once
+
+/// Registers stack S in `workload` ("W1", "W3@1MiB", ...): the benchmark `<workload>/<S::name>` running `fn`, and the
+/// descriptor's row (name, label, kind; its targets the first time) for `alloy_bench --list-stacks`.
+template <class S, class F>
+void register_stack(const std::string& workload, F&& fn) {
+  static_assert(requires { S::label; }, "a stack descriptor needs `static constexpr const char* label`: the short "
+                                        "name tools/bench_report.py shows in column headers, goals and the chart");
+  register_run(workload + "/" + S::name, std::forward<F>(fn));
+  bool malloc = false;
+  if constexpr (requires { S::malloc; }) malloc = S::malloc;
+  stack_rows().push_back({workload, S::name, S::label, table_kind<S>(), malloc});
+  if constexpr (requires { S::targets; }) {
+    if (!targets_listed<S>)
+      for (const Target& t : S::targets) stack_targets().emplace_back(S::name, t);
+  }
+  targets_listed<S> = true;
+}
+
+/// `s` as a JSON string literal.
+inline std::string json_string(const char* s) {
+  std::string o = "\"";
+  for (; *s; ++s) {
+    const auto c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      o += buf;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o + "\"";
 }
 
 /// Calls f(std::type_identity<S>{}) for every S of the Mp11 list L, constructing nothing.

@@ -1,6 +1,7 @@
 // alloy_bench: Google Benchmark's main, plus
 //   alloy_bench --callgrind <workload>/<stack> <n>   one untimed pass for `valgrind --tool=callgrind` (W1, W3, W4)
 //   alloy_bench --list-callgrind                     the names accepted by --callgrind, one per line
+//   alloy_bench --list-stacks                        every registered stack's descriptor as JSON (see list_stacks)
 //   alloy_bench --w6-malloc-peak                     W6's malloc stats pass in this fresh process (used by W6)
 // Without --benchmark_repetitions the suite runs 5 repetitions and reports the aggregates only (median, mean, ...).
 #include "common.hpp"
@@ -24,11 +25,64 @@
 
 namespace alloy_bench {
 int w6_malloc_peak_main();  // w6_list_steady.cpp
+
+/// `--list-stacks`: the descriptors (stacks.hpp) of every registered benchmark, for tools/bench_report.py, which
+/// stores them with the results and takes labels, kinds and goals from them:
+///   {"binary": ..., "malloc_names": [...], "not_built": [{"name", "label"}...],
+///    "rows": [{"workload", "name", "label", "kind", "malloc"}...],                  one per benchmark, in run order
+///    "targets": [{"stack", "workload", "check", "goal", "of": [...], "factor": [...], "noise",
+///                 "with_instructions"}...]}                                        in registration order
+/// malloc_names are the names the malloc row takes in the malloc binaries; not_built the descriptors that targets
+/// may name but this build left out (foonathan::memory absent).
+int list_stacks(const char* argv0) {
+  const char* base = std::strrchr(argv0, '/');
+  std::printf("{\"binary\": %s,\n \"malloc_names\": [", json_string(base ? base + 1 : argv0).c_str());
+  for (std::size_t i = 0; i < malloc_names.size(); ++i)
+    std::printf("%s%s", i ? ", " : "", json_string(malloc_names[i]).c_str());
+  std::printf("],\n \"not_built\": [");
+  if constexpr (!ALLOY_BENCH_HAVE_FOONATHAN) {
+    bool first = true;
+    for_each_stack<FoonathanInfos>([&](auto t) {
+      using S = typename decltype(t)::type;
+      std::printf("%s{\"name\": %s, \"label\": %s}", first ? "" : ", ", json_string(S::name).c_str(),
+                  json_string(S::label).c_str());
+      first = false;
+    });
+  }
+  std::printf("],\n \"rows\": [");
+  const auto& rows = stack_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StackRow& r = rows[i];
+    std::printf("%s\n  {\"workload\": %s, \"name\": %s, \"label\": %s, \"kind\": %s, \"malloc\": %s}",
+                i ? "," : "", json_string(r.workload.c_str()).c_str(), json_string(r.name.c_str()).c_str(),
+                json_string(r.label.c_str()).c_str(), json_string(r.kind.c_str()).c_str(),
+                r.malloc ? "true" : "false");
+  }
+  std::printf("],\n \"targets\": [");
+  const auto& targets = stack_targets();
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const auto& [stack, t] = targets[i];
+    std::string of, factor;
+    for (std::size_t k = 0; k < t.of.size() && t.of[k]; ++k) {
+      of += (k ? ", " : "") + json_string(t.of[k]);
+      factor += (k ? ", " : "") + std::to_string(t.factor[k]);
+    }
+    if (!t.of[0]) factor = std::to_string(t.factor[0]);  // a target with no reference (arena_sweep) keeps its bound
+    std::printf("%s\n  {\"stack\": %s, \"workload\": %s, \"check\": %s, \"goal\": %s, \"of\": [%s], "
+                "\"factor\": [%s], \"noise\": %g, \"with_instructions\": %s}",
+                i ? "," : "", json_string(stack.c_str()).c_str(), json_string(t.workload).c_str(),
+                json_string(t.check).c_str(), json_string(t.goal).c_str(), of.c_str(), factor.c_str(), t.noise,
+                t.with_instructions ? "true" : "false");
+  }
+  std::printf("]}\n");
+  return 0;
 }
+}  // namespace alloy_bench
 
 int main(int argc, char** argv) {
   using namespace alloy_bench;
   if (argc >= 2 && std::strcmp(argv[1], "--w6-malloc-peak") == 0) return w6_malloc_peak_main();
+  if (argc >= 2 && std::strcmp(argv[1], "--list-stacks") == 0) return list_stacks(argv[0]);
   if (argc >= 2 && std::strcmp(argv[1], "--list-callgrind") == 0) {
     for (const auto& [name, e] : callgrind_registry()) std::printf("%s\t%g\n", name.c_str(), e.ops_per_n);
     return 0;

@@ -2,18 +2,27 @@
 /// \file benchmarks/stacks.hpp
 /// The stacks under test, one descriptor per stack, and the Mp11 list of stacks each workload runs.
 ///
-/// A descriptor is a struct with a `name`, `static constexpr bool anchor` (true for competitors and floors) and
-/// `static auto make(std::size_t arena)`, which returns the allocator (a prvalue: guaranteed elision, so immovable
-/// std::pmr resources work). The allocator speaks alloy's two primitives, `Block allocate(std::size_t)` and
-/// `bool deallocate(Block)` (plus `deallocate_all()` for W4); the anchors get thin inline adapters below.
+/// A descriptor is a struct with
+///   `name`     the stack's name: the benchmark is `<workload>/<name>`, and the report's tables show it;
+///   `label`    the short name the report uses for it (column headers "vs <label>", goals, the chart), unique;
+///   `anchor`   `static constexpr bool`, true for competitors and floors (the report's ratio columns);
+///   `make`     `static auto make(std::size_t arena)`, which returns the allocator (a prvalue: guaranteed elision, so
+///              immovable std::pmr resources work);
+/// and optionally `floor` (true: a hand-written floor, kind "floor" in the tables), `kind` (another kind of row: W3's
+/// "bound"s and its "loop"), `malloc` (true: the malloc row, which each malloc binary runs under its own name) and
+/// `targets` (the goals the report checks on this stack: `Target` in common.hpp). The allocator speaks alloy's two
+/// primitives, `Block allocate(std::size_t)` and `bool deallocate(Block)` (plus `deallocate_all()` for W4); the
+/// anchors get thin inline adapters below. `alloy_bench --list-stacks` exports every registered descriptor (name,
+/// label, kind, targets) as JSON; tools/bench_report.py stores it with the results and reads labels and goals from it.
 ///
-/// To add a stack: one line in the list of each workload it applies to. `Stack<A, "name">` is the descriptor for any
-/// allocator constructible from the arena size (or default-constructible), e.g. (with <alloy/free_list.hpp>)
+/// To add a stack: one line in the list of each workload it applies to. `Stack<A, "name", "label">` is the
+/// descriptor for any allocator constructible from the arena size (or default-constructible), e.g. (with
+/// <alloy/free_list.hpp>)
 /// ```
 /// using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti,
-///                          Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>">>;
+///                          Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>", "alloy FL 64">>;
 /// ```
-/// Anything else (a stack over a caller's span, an adapter) gets a small struct with the same three members.
+/// Anything else (a stack over a caller's span, an adapter) gets a small struct with the same members.
 /// alloy's blocks are included under __has_include guards; ALLOY_BENCH_NO_BITMAPPED, _NO_REGION and
 /// _NO_ALLOCATOR_LIST leave a family out, and ALLOY_BENCH_MALLOC_ONLY all three.
 #include "common.hpp"
@@ -23,6 +32,7 @@
 #include <alloy/common.hpp>
 #include <alloy/mallocator.hpp>
 
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <memory_resource>
@@ -75,6 +85,26 @@ namespace alloy_bench {
 
 using boost::mp11::mp_append;
 using boost::mp11::mp_list;
+
+/// The names the malloc rows take (ALLOY_BENCH_MALLOC_NAME): glibc's in alloy_bench, and in each alloy_bench_<lib>
+/// that benchmarks/CMakeLists.txt builds, the library's name. Targets name those rows through malloc_named().
+inline constexpr std::array<const char*, 4> malloc_names = {"glibc malloc", "mimalloc", "jemalloc", "tcmalloc"};
+consteval bool same_text(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+consteval bool is_malloc_name(const char* n) {
+  for (const char* m : malloc_names)
+    if (same_text(m, n)) return true;
+  return false;
+}
+/// `n`, checked at compile time to be one of malloc_names.
+consteval const char* malloc_named(const char* n) {
+  if (!is_malloc_name(n)) throw "not one of alloy_bench::malloc_names";
+  return n;
+}
+static_assert(is_malloc_name(ALLOY_BENCH_MALLOC_NAME),
+              "ALLOY_BENCH_MALLOC_NAME must be one of alloy_bench::malloc_names (stacks.hpp): add it there");
 
 // =====================================================================================================================
 // Adapters: the anchors behind alloy's allocate/deallocate
@@ -277,13 +307,15 @@ struct FixedString {
   }
 };
 
-/// `Stack<A, "name">`: a descriptor for any allocator A constructible from the workload's arena size in bytes (a
-/// capacity, as `BitmappedBlock<64, 64, Mallocator>(1 << 20)`) or, failing that, default-constructible (stateless
-/// parents, a list that grows on demand). With it, adding a stack to a workload is one line in that workload's list:
-/// `Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>">`.
-template <class A, FixedString Name, bool Anchor = false>
+/// `Stack<A, "name", "label">`: a descriptor for any allocator A constructible from the workload's arena size in
+/// bytes (a capacity, as `BitmappedBlock<64, 64, Mallocator>(1 << 20)`) or, failing that, default-constructible
+/// (stateless parents, a list that grows on demand). With it, adding a stack to a workload is one line in that
+/// workload's list: `Stack<alloy::FreeList<alloy::Mallocator, 64>, "FreeList<Mallocator,64>", "alloy FL 64">`.
+/// A stack with targets derives from it and adds `static constexpr std::array targets`.
+template <class A, FixedString Name, FixedString Label, bool Anchor = false>
 struct Stack {
   static constexpr const char* name = Name.s;
+  static constexpr const char* label = Label.s;
   static constexpr bool anchor = Anchor;
   static auto make(std::size_t arena) {
     if constexpr (std::is_constructible_v<A, std::size_t>) return A(arena);
@@ -296,26 +328,33 @@ struct Stack {
 
 struct GlibcMalloc {
   static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr const char* label = ALLOY_BENCH_MALLOC_NAME;
   static constexpr bool anchor = true;
+  static constexpr bool malloc = true;
   static auto make(std::size_t) { return MallocAdapter{}; }
 };
 struct GlibcMallocTracked {  // W4
   static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr const char* label = ALLOY_BENCH_MALLOC_NAME;
   static constexpr bool anchor = true;
+  static constexpr bool malloc = true;
   static auto make(std::size_t) { return MallocTracked{}; }
 };
 struct PmrUnsyncPool {
   static constexpr const char* name = "std::pmr::unsynchronized_pool_resource";
+  static constexpr const char* label = "pmr unsync pool";
   static constexpr bool anchor = true;
   static auto make(std::size_t) { return PmrAdapter<std::pmr::unsynchronized_pool_resource>{}; }
 };
 struct PmrSyncPool {
   static constexpr const char* name = "std::pmr::synchronized_pool_resource";
+  static constexpr const char* label = "pmr sync pool";
   static constexpr bool anchor = true;
   static auto make(std::size_t) { return PmrAdapter<std::pmr::synchronized_pool_resource>{}; }
 };
 struct PmrMonotonic {
   static constexpr const char* name = "std::pmr::monotonic_buffer_resource";
+  static constexpr const char* label = "pmr monotonic";
   static constexpr bool anchor = true;
   static auto make(std::size_t arena) {
     auto s = w4_arena(arena);
@@ -324,12 +363,16 @@ struct PmrMonotonic {
 };
 struct FloorWord {
   static constexpr const char* name = "floor: one bitmap word";
+  static constexpr const char* label = "floor (1 word)";
   static constexpr bool anchor = true;
+  static constexpr bool floor = true;
   static auto make(std::size_t) { return FloorOneWord{}; }
 };
 struct FloorWordArena {
   static constexpr const char* name = "floor: one bitmap word over the arena";
+  static constexpr const char* label = "floor (1 word, arena)";
   static constexpr bool anchor = true;
+  static constexpr bool floor = true;
   static auto make(std::size_t arena) { return FloorOneWordArena(w4_arena(arena)); }
 };
 /// W3's null row: every request gets the same static buffer and nothing is kept, so the row measures W3's loop alone
@@ -344,26 +387,40 @@ struct NullLoopAllocator {
 };
 struct NullLoop {
   static constexpr const char* name = "null: one static buffer (the loop alone)";
+  static constexpr const char* label = "null (loop)";
   static constexpr const char* kind = "loop";
   static auto make(std::size_t) { return NullLoopAllocator{}; }
 };
 
 /// W3's design floor (w3_floor.hpp): BitmappedBlock's search structure and exact first fit with nothing else.
-using FloorSummaryFirstFit = Stack<SummaryFirstFitFloor, "floor: first fit over summary bytes", true>;
+struct FloorSummaryFirstFit : Stack<SummaryFirstFitFloor, "floor: first fit over summary bytes", "floor (summary)", true> {
+  static constexpr bool floor = true;
+};
 struct FloorBumpPointer {
   static constexpr const char* name = "floor: bump pointer";
+  static constexpr const char* label = "floor (bump)";
   static constexpr bool anchor = true;
+  static constexpr bool floor = true;
   static auto make(std::size_t arena) { return FloorBump(w4_arena(arena)); }
 };
-#if ALLOY_BENCH_HAVE_FOONATHAN
-struct FoonathanPool {
+/// foonathan's descriptors without make(): declared in every build, so that targets can name them; a build without
+/// foonathan::memory lists them as not built (`alloy_bench --list-stacks`).
+struct FoonathanPoolInfo {
   static constexpr const char* name = "foonathan memory_pool";
+  static constexpr const char* label = "foonathan pool";
   static constexpr bool anchor = true;
+};
+struct FoonathanStackInfo {
+  static constexpr const char* name = "foonathan memory_stack";
+  static constexpr const char* label = "foonathan stack";
+  static constexpr bool anchor = true;
+};
+using FoonathanInfos = mp_list<FoonathanPoolInfo, FoonathanStackInfo>;
+#if ALLOY_BENCH_HAVE_FOONATHAN
+struct FoonathanPool : FoonathanPoolInfo {
   static auto make(std::size_t arena) { return FoonathanPoolAdapter(arena); }
 };
-struct FoonathanStack {
-  static constexpr const char* name = "foonathan memory_stack";
-  static constexpr bool anchor = true;
+struct FoonathanStack : FoonathanStackInfo {
   static auto make(std::size_t arena) { return FoonathanStackAdapter(w4_arena(arena)); }
 };
 using FoonathanW12 = mp_list<FoonathanPool>;
@@ -377,13 +434,46 @@ using FoonathanW4 = mp_list<>;
 // Descriptors: alloy's stacks
 
 #if ALLOY_BENCH_HAVE_BITMAPPED
-using BitmappedSingle = Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
-                              "BitmappedBlock<64,64,Mallocator,Multiblock::no>">;
-using BitmappedMulti = Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator>, "BitmappedBlock<64,64,Mallocator>">;
-using SharedBitmappedSingle = Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
-                                    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>">;
-using SharedBitmappedMulti =
-    Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator>, "SharedBitmappedBlock<64,64,Mallocator>">;
+/// BitmappedBlock's goals on W1 and W2 (docs/bitmapped_block.md), for both Multiblock modes.
+inline constexpr Target bb_w1_floor_arena{
+    .workload = "W1", .check = "instructions_at_most",
+    .goal = "W1 {label}: <= 1.2x the instructions/op of the one-word floor over the arena",
+    .of = {FloorWordArena::name}, .factor = {1.2}};
+inline constexpr Target bb_w1_floor_inline{
+    .workload = "W1", .check = "instructions_at_most",
+    .goal = "W1 {label}: <= 1.2x the instructions/op of the one-word floor over an inline array",
+    .of = {FloorWord::name}, .factor = {1.2}};
+inline constexpr Target bb_w1_faster{.workload = "W1", .check = "faster_than",
+                                     .goal = "W1 {label}: faster than foonathan memory_pool and glibc malloc",
+                                     .of = {FoonathanPoolInfo::name, malloc_named("glibc malloc")}};
+inline constexpr Target bb_w2_faster{
+    .workload = "W2", .check = "faster_than",
+    .goal = "W2 {label}: faster than glibc, pmr unsync pool, foonathan pool",
+    .of = {malloc_named("glibc malloc"), PmrUnsyncPool::name, FoonathanPoolInfo::name}};
+struct BitmappedSingle : Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
+                               "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "alloy BB single"> {
+  static constexpr std::array targets = {bb_w1_floor_arena, bb_w1_floor_inline, bb_w1_faster, bb_w2_faster};
+};
+struct BitmappedMulti
+    : Stack<alloy::BitmappedBlock<64, 64, alloy::Mallocator>, "BitmappedBlock<64,64,Mallocator>", "alloy BB multi"> {
+  static constexpr std::array targets = {
+      bb_w1_floor_arena, bb_w1_floor_inline, bb_w1_faster, bb_w2_faster,
+      Target{.workload = "W3", .check = "faster_than",
+             .goal = "W3 {label}: faster than glibc malloc and pmr unsync pool (foonathan pool: fixed size, n/a)",
+             .of = {malloc_named("glibc malloc"), PmrUnsyncPool::name}},
+      // over the W3@<arena> rows (W3ArenaStacks)
+      Target{.workload = "W3", .check = "arena_sweep", .goal = "W3 arena 1 -> 256 MiB: ns/op within 1.5x",
+             .factor = {1.5}}};
+};
+struct SharedBitmappedSingle : Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator, alloy::Multiblock::no>,
+                                     "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>", "alloy SharedBB single"> {
+  static constexpr std::array targets = {
+      Target{.workload = "W5", .check = "faster_than",
+             .goal = "W5 {label}: faster than pmr sync pool, within 1.5x of glibc",
+             .of = {PmrSyncPool::name, malloc_named("glibc malloc")}, .factor = {1, 1.5}}};
+};
+using SharedBitmappedMulti = Stack<alloy::SharedBitmappedBlock<64, 64, alloy::Mallocator>,
+                                   "SharedBitmappedBlock<64,64,Mallocator>", "alloy SharedBB multi">;
 using AlloyW12 = mp_list<BitmappedSingle, BitmappedMulti>;
 using AlloyW3 = mp_list<BitmappedMulti>;
 using AlloyW5 = mp_list<SharedBitmappedSingle, SharedBitmappedMulti>;
@@ -399,8 +489,33 @@ using AlloyW5 = mp_list<>;
 inline constexpr char GeneralPurposeName[] = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)";
 struct GeneralPurposeStack {
   static constexpr const char* name = GeneralPurposeName;
+  static constexpr const char* label = "alloy GeneralPurpose";
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy_examples::GeneralPurpose<>{}; }
+  /// The showcase's goals (issue 22, docs/cookbook.md): W3 net of the loop against the mallocs, in time and in
+  /// instructions; W6's peak held against glibc's (GeneralPurposeW6 in w6_list_steady.cpp, the same name); every
+  /// shipped trace against glibc malloc (alloy-replay's rows of the same name, benchmarks/replay/stacks.hpp).
+  static constexpr std::array targets = {
+      Target{.workload = "W3", .check = "net_ns_at_most",
+             .goal = "W3 GeneralPurpose, net of the loop, ns/op (this run): at most 0.5x mimalloc's",
+             .of = {malloc_named("mimalloc")}, .factor = {0.5}},
+      Target{.workload = "W3", .check = "net_ns_below",
+             .goal = "W3 GeneralPurpose, net of the loop, ns/op (this run): below glibc, jemalloc and tcmalloc "
+                     "(those installed)",
+             .of = {malloc_named("glibc malloc"), malloc_named("jemalloc"), malloc_named("tcmalloc")}},
+      Target{.workload = "W3", .check = "net_instructions_at_most",
+             .goal = "W3 GeneralPurpose, net of the loop, instructions/op (callgrind): at most 0.5x mimalloc's",
+             .of = {malloc_named("mimalloc")}, .factor = {0.5}},
+      Target{.workload = "W3", .check = "net_instructions_below",
+             .goal = "W3 GeneralPurpose, net of the loop, instructions/op (callgrind): below glibc, jemalloc and "
+                     "tcmalloc (those installed)",
+             .of = {malloc_named("glibc malloc"), malloc_named("jemalloc"), malloc_named("tcmalloc")}},
+      Target{.workload = "W6", .check = "peak_held_at_most",
+             .goal = "W6 GeneralPurpose: peak bytes held from the system at most glibc malloc's",
+             .of = {malloc_named("glibc malloc")}},
+      Target{.workload = "replay", .check = "replay_faster_than",
+             .goal = "replay {trace}: GeneralPurpose faster than glibc malloc (peak held beside)",
+             .of = {malloc_named("glibc malloc")}}};
 };
 /// The variants with memory that goes back (examples/general_purpose.hpp, GeneralPurposeBitmapped): at most K blocks
 /// cached per size class over an AllocatorList of BitmappedBlock<16> chunks; K = 0: no free lists. Measured for W6's
@@ -410,9 +525,15 @@ inline constexpr char GpbName4[] = "GeneralPurposeBitmapped<K=4> (4-node lists o
 inline constexpr char GpbName8[] = "GeneralPurposeBitmapped<K=8> (8-node lists over BitmappedBlock<16> chunks)";
 inline constexpr char GpbName16[] = "GeneralPurposeBitmapped<K=16> (16-node lists over BitmappedBlock<16> chunks)";
 inline constexpr char GpbName32[] = "GeneralPurposeBitmapped<K=32> (32-node lists over BitmappedBlock<16> chunks)";
+inline constexpr char GpbLabel0[] = "alloy GPB K=0", GpbLabel4[] = "alloy GPB K=4", GpbLabel8[] = "alloy GPB K=8",
+                      GpbLabel16[] = "alloy GPB K=16", GpbLabel32[] = "alloy GPB K=32";
+template <std::size_t K>
+inline constexpr const char* gpb_label = K == 0 ? GpbLabel0 : K == 4 ? GpbLabel4 : K == 8 ? GpbLabel8
+                                         : K == 16 ? GpbLabel16 : K == 32 ? GpbLabel32 : nullptr;
 template <std::size_t K, const char* Name, class Parent = alloy::AlignedMallocator>
 struct GeneralPurposeBitmappedStack {
   static constexpr const char* name = Name;
+  static constexpr const char* label = gpb_label<K>;
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy_examples::GeneralPurposeBitmapped<Parent, K>{}; }
 };
@@ -426,8 +547,19 @@ using GpbW3 = GeneralPurposeBitmappedStack<K, Name>;
 #if ALLOY_BENCH_HAVE_REGION
 struct RegionOverSpan {
   static constexpr const char* name = "Region<> over a span";
+  static constexpr const char* label = "alloy Region<>";
   static constexpr bool anchor = false;
   static auto make(std::size_t arena) { return alloy::Region<>(w4_arena(arena)); }
+  /// Region's goals (docs/region.md). W4's time is mostly the memory traffic of the byte written into every fresh
+  /// block: gaps of a few percent are within its run-to-run noise, so 10% is "within noise" and the instruction
+  /// counts are shown beside the times.
+  static constexpr std::array targets = {
+      Target{.workload = "W4", .check = "instructions_at_most",
+             .goal = "W4 Region<>: <= 1.05x the bump pointer's instructions/op", .of = {FloorBumpPointer::name},
+             .factor = {1.05}},
+      Target{.workload = "W4", .check = "faster_than",
+             .goal = "W4 Region<>: faster than pmr monotonic, at least as fast as foonathan memory_stack",
+             .of = {PmrMonotonic::name, FoonathanStackInfo::name}, .noise = 1.10, .with_instructions = true}};
 };
 using AlloyW4 = mp_list<RegionOverSpan>;
 #else

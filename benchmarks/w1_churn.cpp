@@ -34,7 +34,7 @@ void w1_callgrind(std::size_t pairs) {
 const int registered = [] {
   for_each_stack<W1Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W1/") + S::name, &w1_bench<S>);
+    register_stack<S>("W1", &w1_bench<S>);
     callgrind_registry()[std::string("W1/") + S::name] = {&w1_callgrind<S>, 2.0};
   });
   return 0;

@@ -72,7 +72,7 @@ void w2_callgrind(std::size_t rounds) {
 const int registered = [] {
   for_each_stack<W2Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W2/") + S::name, &w2_bench<S>);
+    register_stack<S>("W2", &w2_bench<S>);
     callgrind_registry()[std::string("W2/") + S::name] = {&w2_callgrind<S>, 2.0 * w2_blocks};
   });
   return 0;

@@ -66,9 +66,10 @@ const std::vector<std::uint32_t>& w3_fits() {
 }
 
 /// The bounds as stacks of the W3 table (kind "bound"): each repetition gives a fresh bound the recorded fits.
-template <Upkeep U, FixedString Name>
+template <Upkeep U, FixedString Name, FixedString Label>
 struct BoundStack {
   static constexpr const char* name = Name.s;
+  static constexpr const char* label = Label.s;
   static constexpr const char* kind = "bound";
   static auto make(std::size_t arena) { return GivenFitsBound<U>(arena, w3_fits().data()); }
 };
@@ -88,23 +89,23 @@ void w3_bound_callgrind(std::size_t steps) {
 const int registered = [] {
   for_each_stack<W3Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W3/") + S::name, &w3_bench<S, w3_arena>);
+    register_stack<S>("W3", &w3_bench<S, w3_arena>);
     callgrind_registry()[std::string("W3/") + S::name] = {&w3_callgrind<S>, 1.0};
   });
 #ifndef ALLOY_BENCH_MALLOC_ONLY
-  using UpkeepBound = BoundStack<Upkeep::summary, "bound: summary upkeep, first fits given">;
-  using BitmapBound = BoundStack<Upkeep::bits, "bound: bitmap only, first fits given">;
-  register_run(std::string("W3/") + UpkeepBound::name, &w3_bench<UpkeepBound, w3_arena>);
-  register_run(std::string("W3/") + BitmapBound::name, &w3_bench<BitmapBound, w3_arena>);
+  using UpkeepBound = BoundStack<Upkeep::summary, "bound: summary upkeep, first fits given", "bound (upkeep)">;
+  using BitmapBound = BoundStack<Upkeep::bits, "bound: bitmap only, first fits given", "bound (bitmap)">;
+  register_stack<UpkeepBound>("W3", &w3_bench<UpkeepBound, w3_arena>);
+  register_stack<BitmapBound>("W3", &w3_bench<BitmapBound, w3_arena>);
   callgrind_registry()[std::string("W3/") + UpkeepBound::name] = {&w3_bound_callgrind<Upkeep::summary>, 1.0};
   callgrind_registry()[std::string("W3/") + BitmapBound::name] = {&w3_bound_callgrind<Upkeep::bits>, 1.0};
 #endif
   for_each_stack<W3ArenaStacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W3@1MiB/") + S::name, &w3_bench<S, 1 * MiB>);
-    register_run(std::string("W3@4MiB/") + S::name, &w3_bench<S, 4 * MiB>);
-    register_run(std::string("W3@64MiB/") + S::name, &w3_bench<S, 64 * MiB>);
-    register_run(std::string("W3@256MiB/") + S::name, &w3_bench<S, 256 * MiB>);
+    register_stack<S>("W3@1MiB", &w3_bench<S, 1 * MiB>);
+    register_stack<S>("W3@4MiB", &w3_bench<S, 4 * MiB>);
+    register_stack<S>("W3@64MiB", &w3_bench<S, 64 * MiB>);
+    register_stack<S>("W3@256MiB", &w3_bench<S, 256 * MiB>);
   });
   return 0;
 }();

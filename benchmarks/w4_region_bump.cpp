@@ -57,7 +57,7 @@ void w4_callgrind(std::size_t n) {
 const int registered = [] {
   for_each_stack<W4Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W4/") + S::name, &w4_bench<S>);
+    register_stack<S>("W4", &w4_bench<S>);
     callgrind_registry()[std::string("W4/") + S::name] = {&w4_callgrind<S>, 1.0};
   });
   return 0;

@@ -43,7 +43,7 @@ void w5_bench(benchmark::State& state) {
 const int registered = [] {
   for_each_stack<W5Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W5/") + S::name, &w5_bench<S>);
+    register_stack<S>("W5", &w5_bench<S>);
   });
   return 0;
 }();

@@ -21,7 +21,9 @@ namespace {
 /// heap starts empty; the growth over the pass is the peak held.
 struct MallocW6 {
   static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
+  static constexpr const char* label = ALLOY_BENCH_MALLOC_NAME;
   static constexpr bool anchor = true;
+  static constexpr bool malloc = true;
   static auto make(std::size_t) { return MallocAdapter{}; }
   static std::size_t system_bytes() {
 #if defined(__GLIBC__) && !defined(ALLOY_BENCH_NOT_GLIBC)
@@ -71,6 +73,7 @@ struct W6Factory {
 
 struct ListOfBitmapped {
   static constexpr const char* name = "AllocatorList<1 MiB BitmappedBlock<64>>";
+  static constexpr const char* label = "alloy AllocatorList";
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy::AllocatorList<W6Factory, alloy::Mallocator>{}; }
   template <class A>
@@ -81,8 +84,9 @@ struct ListOfBitmapped {
 };
 /// The showcase (examples/general_purpose.hpp) over the same counting parent: its regions, the list's nodes and
 /// the blocks above 512 bytes all come from CountingMallocator, so its peak held is exact.
-struct GeneralPurposeW6 {
+struct GeneralPurposeW6 {  // its targets are GeneralPurposeStack's (stacks.hpp), W6's among them
   static constexpr const char* name = GeneralPurposeName;
+  static constexpr const char* label = GeneralPurposeStack::label;
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy_examples::GeneralPurpose<CountingMallocator>{}; }
   template <class A>
@@ -95,6 +99,7 @@ struct GeneralPurposeW6 {
 template <std::size_t K, const char* Name>
 struct GeneralPurposeBitmappedW6 : GeneralPurposeW6 {
   static constexpr const char* name = Name;
+  static constexpr const char* label = gpb_label<K>;
   static auto make(std::size_t) { return alloy_examples::GeneralPurposeBitmapped<CountingMallocator, K>{}; }
 };
 using W6Stacks = mp_append<mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6>,
@@ -180,7 +185,7 @@ void w6_bench(benchmark::State& state) {
 const int registered = [] {
   for_each_stack<W6Stacks>([](auto t) {
     using S = typename decltype(t)::type;
-    register_run(std::string("W6/") + S::name, &w6_bench<S>);
+    register_stack<S>("W6", &w6_bench<S>);
   });
   return 0;
 }();

@@ -12,6 +12,11 @@ running anything:
 
     tools/bench_report.sh [--reps N] [--no-build] [--no-callgrind] [--filter REGEX] [--build-dir DIR] [--jobs N]
                           [--publish] [--from-json FILE]
+    tools/bench_report.sh --check-stacks [--build-dir DIR | --stacks-json FILE]
+
+Stack names, labels and goals come from the stacks' descriptors (benchmarks/stacks.hpp), which every benchmark
+binary exports with --list-stacks; the results JSON keeps them ("stacks"). --check-stacks checks them against this
+script (the ctest bench_stack_names).
 
 Only the standard library is used (python3 from Debian). docs/workloads.md defines the workloads.
 """
@@ -301,65 +306,93 @@ def fmt_net_ratio(a, b):
     return "-" if b <= 0.05 else fmt_ratio(a / b) if a >= 0 else "< 0"
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Stack descriptors: each stack's name, label (the short name used in column headers, goals and the chart), kind and
+# goals live on its descriptor (benchmarks/stacks.hpp; the D stacks in benchmarks/phobos/phobos_bench.d). Every
+# binary exports them (`--list-stacks`); the report merges the lists, stores them in the results JSON ("stacks") and
+# takes labels, kinds and goals from there. What the report itself names (the summary's rows and columns, the
+# instruction tables' columns, the method text) it names by label, and --check-stacks checks that every such label,
+# and every stack a goal names, exists.
+
+STACKS = {"binaries": [], "malloc_names": [], "not_built": [], "rows": [], "targets": []}
+LABELS, KINDS, NAMES = {}, {}, {}  # name -> label, name -> kind, label -> name
+
+
+def list_stacks(exes):
+    """Runs `<exe> --list-stacks` for each binary and merges the lists."""
+    return merge_stacks([json.loads(subprocess.run([exe, "--list-stacks"], stdout=subprocess.PIPE, text=True,
+                                                   check=True).stdout) for exe in exes])
+
+
+def merge_stacks(lists):
+    """One descriptor list from several binaries' `--list-stacks` outputs (rows in order, each target once)."""
+    out = {"binaries": [], "malloc_names": [], "not_built": [], "rows": [], "targets": []}
+    for d in lists:
+        out["binaries"].append(d["binary"])
+        out["malloc_names"] += [n for n in d.get("malloc_names", []) if n not in out["malloc_names"]]
+        out["not_built"] += [x for x in d.get("not_built", []) if x not in out["not_built"]]
+        out["rows"] += [dict(r, binary=d["binary"]) for r in d["rows"]]
+        for t in d.get("targets", []):
+            if not any(all(t[k] == u[k] for k in ("stack", "workload", "check", "goal")) for u in out["targets"]):
+                out["targets"].append(t)
+    return out
+
+
+def use_stacks(stacks):
+    """Makes `stacks` (list_stacks' result) the descriptors the report reads."""
+    global STACKS
+    STACKS = stacks
+    LABELS.clear()
+    KINDS.clear()
+    NAMES.clear()
+    for r in stacks["rows"] + stacks["not_built"]:
+        LABELS.setdefault(r["name"], r["label"])
+        NAMES.setdefault(r["label"], r["name"])
+        if "kind" in r:
+            KINDS.setdefault(r["name"], r["kind"])
+    for m in stacks["malloc_names"]:  # the malloc rows of the malloc binaries: named and labelled by the library
+        LABELS.setdefault(m, m)
+        NAMES.setdefault(m, m)
+        KINDS.setdefault(m, "anchor")
+
+
+def short(stack):
+    """The stack's label (its name where no descriptor gives one)."""
+    return LABELS.get(stack, stack)
+
+
+def named(label):
+    """The name of the stack whose label is `label` (None: no such stack in the descriptors)."""
+    return NAMES.get(label)
+
+
+def mallocs():
+    """The general-purpose mallocs (anchors): the names of the malloc row in alloy_bench and the malloc binaries."""
+    return STACKS["malloc_names"]
+
+
+def kind(stack, r):
+    """alloy, anchor (another library), floor, bound or loop (hand-written reference loops, not libraries)."""
+    return KINDS.get(stack) or (r["label"] if r["label"] in ("alloy", "bound", "loop") else "anchor")
+
+
+def null_row(runs, w):
+    """The name of workload w's null row (kind loop: W3's loop alone), or None."""
+    for n, r in runs.items():
+        if split(n)[0] == w and r["label"] == "loop":
+            return split(n)[1]
+    return None
+
+
 def net_base(runs, w):
     """The null row's ns/op for workload w (W3): the loop alone; None where the row did not run."""
-    r = runs.get(w + "/" + NULL_ROW)
-    return r["ns_per_op"] if r else None
+    n = null_row(runs, w)
+    return runs[w + "/" + n]["ns_per_op"] if n else None
 
 
 def split(name):
     w, _, stack = name.partition("/")
     return w, stack
-
-
-SHORT = [
-    (r"^std::pmr::unsynchronized_pool_resource$", "pmr unsync pool"),
-    (r"^std::pmr::synchronized_pool_resource$", "pmr sync pool"),
-    (r"^std::pmr::monotonic_buffer_resource$", "pmr monotonic"),
-    (r"^foonathan memory_pool$", "foonathan pool"),
-    (r"^foonathan memory_stack$", "foonathan stack"),
-    (r"^floor: one bitmap word$", "floor (1 word)"),
-    (r"^floor: one bitmap word over the arena$", "floor (1 word, arena)"),
-    (r"^floor: bump pointer$", "floor (bump)"),
-    (r"^floor: first fit over summary bytes$", "floor (summary)"),
-    (r"^bound: summary upkeep, first fits given$", "bound (upkeep)"),
-    (r"^bound: bitmap only, first fits given$", "bound (bitmap)"),
-    (r"^glibc malloc$", "glibc malloc"),
-    (r"^phobos BitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D BB single"),
-    (r"^phobos BitmappedBlock!\(64,64,Mallocator\)$", "D BB multi"),
-    (r"^phobos SharedBitmappedBlock!\(64,64,Mallocator,No.multiblock\)$", "D SharedBB single"),
-    (r"^phobos SharedBitmappedBlock!\(64,64,Mallocator\)$", "D SharedBB multi"),
-    (r"^phobos Region!\(\)$", "D Region"),
-    (r"^BitmappedBlock<64,64,Mallocator,Multiblock::no>$", "alloy BB single"),
-    (r"^BitmappedBlock<64,64,Mallocator>$", "alloy BB multi"),
-    (r"^SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>$", "alloy SharedBB single"),
-    (r"^SharedBitmappedBlock<64,64,Mallocator>$", "alloy SharedBB multi"),
-    (r"^Region<> over a span$", "alloy Region<>"),
-    (r"^AllocatorList<1 MiB BitmappedBlock<64>>$", "alloy AllocatorList"),
-    (r"^null: one static buffer \(the loop alone\)$", "null (loop)"),
-    (r"^GeneralPurpose \(", "alloy GeneralPurpose"),
-]
-NULL_ROW = "null: one static buffer (the loop alone)"
-GP = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)"
-MALLOCS = ["glibc malloc", "mimalloc", "jemalloc", "tcmalloc"]  # the general-purpose mallocs (anchors)
-
-
-def short(stack):
-    for pat, s in SHORT:
-        if re.match(pat, stack):
-            return s
-    return stack[:24]
-
-
-def kind(stack, r):
-    """alloy, anchor (another library), floor or bound (hand-written reference loops, not libraries)."""
-    if r["label"] == "alloy":
-        return "alloy"
-    if r["label"] == "bound" or stack.startswith("bound:"):
-        return "bound"
-    if r["label"] == "loop":
-        return "loop"
-    return "floor" if stack.startswith("floor:") else "anchor"
 
 
 def workload_rows(runs, w):
@@ -386,131 +419,145 @@ def replay_rows(md):
     return out
 
 
-def showcase_targets(runs, cg, replay_md):
-    """Issue 22's goals for the showcase (docs/cookbook.md): W3 net of the loop against the mallocs, W6's peak held
-    against glibc's, and every shipped trace against glibc malloc."""
-    out = []
-    null, g = net_base(runs, "W3"), runs.get("W3/" + GP)
-    cg_null, cg_g = cg.get("W3/" + NULL_ROW, {}).get("instructions_per_op"), cg.get("W3/" + GP, {}).get(
-        "instructions_per_op")
+# The goals: each one is a target on a stack's descriptor (benchmarks/stacks.hpp, `Target`); its `check` names one of
+# the functions below, which measures it on this run and returns [(goal, measured, verdict)], verdict one of met,
+# not met, within noise (a gap too small for this workload's run-to-run spread to decide), n/a.
 
-    def net_ns(m):
-        r = runs.get("W3/" + m)
-        return None if r is None or null is None else r["ns_per_op"] - null
+def _ns(runs, w, stack):
+    r = runs.get(w + "/" + stack)
+    return r["ns_per_op"] if r else None
 
-    def net_ir(m):
-        r = cg.get("W3/" + m)
-        return None if r is None or cg_null is None else r["instructions_per_op"] - cg_null
 
-    gn = None if g is None or null is None else g["ns_per_op"] - null
-    gi = None if cg_g is None or cg_null is None else cg_g - cg_null
-    for what, val, fmt in (("ns/op (this run)", (gn, net_ns), "%.2f ns"), ("instructions/op (callgrind)",
-                                                                           (gi, net_ir), "%.1f")):
-        mine, of = val
-        mi = of("mimalloc")
-        out.append(("W3 GeneralPurpose, net of the loop, %s: at most 0.5x mimalloc's" % what,
-                    "-" if mine is None or mi is None else (fmt + " vs " + fmt + " (%sx)") % (
-                        mine, mi, fmt_ratio(mine / mi) if mi > 0 else "-"),
-                    "n/a" if mine is None or mi is None else ("met" if mine <= 0.5 * mi else "not met")))
-        others = [(m, of(m)) for m in ("glibc malloc", "jemalloc", "tcmalloc") if of(m) is not None]
-        out.append(("W3 GeneralPurpose, net of the loop, %s: below glibc, jemalloc and tcmalloc (those installed)" %
-                    what, "-" if mine is None or not others else ", ".join(
-                        ("%s " + fmt) % (short(m), v) for m, v in others) + (" vs " + fmt) % mine,
-                    "n/a" if mine is None or not others else ("met" if all(mine < v for _, v in others)
-                                                              else "not met")))
-    a, b = runs.get("W6/" + GP), runs.get("W6/glibc malloc")
+def _ipo(cg, w, stack):
+    r = cg.get(w + "/" + stack)
+    return r["instructions_per_op"] if r else None
+
+
+def _verdict(ok):
+    return "n/a" if ok is None else ("met" if ok else "not met")
+
+
+def _refs(t):
+    return list(zip(t["of"], t["factor"]))
+
+
+def check_instructions_at_most(t, goal, runs, cg, replay_md):
+    """instructions/op of the stack <= factor x the reference's (callgrind)."""
+    w = t["workload"]
+    a, f = _ipo(cg, w, t["stack"]), _ipo(cg, w, t["of"][0])
+    return [(goal, "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
+             _verdict(None if a is None or f is None else a <= t["factor"][0] * f))]
+
+
+def check_faster_than(t, goal, runs, cg, replay_md):
+    """ns/op of the stack < factor x each reference's (those that ran); "within noise" when it is not, but every
+    ratio is below factor x noise; with_instructions: the instruction counts beside."""
+    w, stack = t["workload"], t["stack"]
+    a = _ns(runs, w, stack)
+    present = [(o, f, _ns(runs, w, o)) for o, f in _refs(t) if _ns(runs, w, o) is not None]
+    if a is None or not present:
+        return [(goal, "-", "n/a")]
+    measured = ", ".join("%s %.2fx" % (short(o), a / b) for o, _, b in present)
+    if t.get("with_instructions"):
+        ia, irefs = _ipo(cg, w, stack), [(o, _ipo(cg, w, o)) for o in t["of"]]
+        if ia is not None and all(v is not None for _, v in irefs):
+            measured += "; instructions/op %.1f vs %s" % (ia, ", ".join("%s %.1f" % (short(o), v) for o, v in irefs))
+    if all(a < f * b for _, f, b in present):
+        v = "met"
+    elif t.get("noise") and all(a < f * t["noise"] * b for _, f, b in present):
+        v = "within noise"  # slower than one of them, but by less than the workload's run-to-run spread
+    else:
+        v = "not met"
+    return [(goal, measured, v)]
+
+
+def check_arena_sweep(t, goal, runs, cg, replay_md):
+    """ns/op of the stack at every arena size of the sweep (the rows <workload>@<arena>): max <= factor x min."""
+    w, stack = t["workload"], t["stack"]
+    ws = []
+    for r in STACKS["rows"]:
+        if r["name"] == stack and r["workload"].startswith(w + "@") and r["workload"] not in ws:
+            ws.append(r["workload"])
+    sweep = [_ns(runs, x, stack) for x in ws]
+    if not ws or any(x is None for x in sweep):
+        return [(goal, "-", "n/a")]
+    return [(goal, " / ".join("%.3g" % x for x in sweep) + " ns (max/min %.2fx)" % (max(sweep) / min(sweep)),
+             _verdict(max(sweep) <= t["factor"][0] * min(sweep)))]
+
+
+def _net(t, runs, cg):
+    """(net value of a stack, value format) for the net_* checks: gross minus the workload's null row."""
+    w, null = t["workload"], null_row(runs, t["workload"])
+    if "_ns_" in t["check"]:
+        base = net_base(runs, w)
+        return (lambda s: None if _ns(runs, w, s) is None or base is None else _ns(runs, w, s) - base), "%.2f ns"
+    base = None if null is None else _ipo(cg, w, null)
+    return (lambda s: None if _ipo(cg, w, s) is None or base is None else _ipo(cg, w, s) - base), "%.1f"
+
+
+def check_net_at_most(t, goal, runs, cg, replay_md):
+    """the stack's net of the loop <= factor x the reference's (ns/op or instructions/op)."""
+    net, fmt = _net(t, runs, cg)
+    mine, ref = net(t["stack"]), net(t["of"][0])
+    return [(goal, "-" if mine is None or ref is None else (fmt + " vs " + fmt + " (%sx)") % (
+        mine, ref, fmt_ratio(mine / ref) if ref > 0 else "-"),
+        "n/a" if mine is None or ref is None else ("met" if mine <= t["factor"][0] * ref else "not met"))]
+
+
+def check_net_below(t, goal, runs, cg, replay_md):
+    """the stack's net of the loop below each reference's (those that ran)."""
+    net, fmt = _net(t, runs, cg)
+    mine = net(t["stack"])
+    others = [(o, net(o)) for o in t["of"] if net(o) is not None]
+    return [(goal, "-" if mine is None or not others else ", ".join(
+        ("%s " + fmt) % (short(o), v) for o, v in others) + (" vs " + fmt) % mine,
+        "n/a" if mine is None or not others else ("met" if all(mine < v for _, v in others) else "not met"))]
+
+
+def check_peak_held_at_most(t, goal, runs, cg, replay_md):
+    """peak bytes held from the system (W6) <= factor x the reference's."""
+    a, b = runs.get(t["workload"] + "/" + t["stack"]), runs.get(t["workload"] + "/" + t["of"][0])
     ha, hb = (a or {}).get("peak_held_bytes"), (b or {}).get("peak_held_bytes")
-    out.append(("W6 GeneralPurpose: peak bytes held from the system at most glibc malloc's",
-                "-" if not ha or not hb else "%s vs %s (%sx); peak live %s" % (
-                    fmt_bytes(ha), fmt_bytes(hb), fmt_ratio(ha / hb), fmt_bytes(a.get("peak_live_bytes"))),
-                "n/a" if not ha or not hb else ("met" if ha <= hb else "not met")))
+    return [(goal, "-" if not ha or not hb else "%s vs %s (%sx); peak live %s" % (
+        fmt_bytes(ha), fmt_bytes(hb), fmt_ratio(ha / hb), fmt_bytes(a.get("peak_live_bytes"))),
+        "n/a" if not ha or not hb else ("met" if ha <= t["factor"][0] * hb else "not met"))]
+
+
+def check_replay_faster_than(t, goal, runs, cg, replay_md):
+    """every shipped trace (alloy-replay's rows of the same names): ns/op < factor x the reference's; one goal per
+    trace ({trace} in the goal)."""
+    out = []
     for trace, rows in replay_rows(replay_md).items():
-        gp, gl = rows.get(GP), rows.get("glibc malloc")
-        out.append(("replay %s: GeneralPurpose faster than glibc malloc (peak held beside)" % trace,
-                    "-" if not gp or not gl else "%.1f vs %.1f ns/op (%sx); peak held %s vs %s" % (
-                        gp[0], gl[0], fmt_ratio(gp[0] / gl[0]), gp[1], gl[1]),
-                    "n/a" if not gp or not gl else ("met" if gp[0] < gl[0] else "not met")))
+        a, b = rows.get(t["stack"]), rows.get(t["of"][0])
+        out.append((goal.replace("{trace}", trace), "-" if not a or not b else
+                    "%.1f vs %.1f ns/op (%sx); peak held %s vs %s" % (a[0], b[0], fmt_ratio(a[0] / b[0]), a[1], b[1]),
+                    "n/a" if not a or not b else ("met" if a[0] < t["factor"][0] * b[0] else "not met")))
     return out
 
 
+CHECKS = {
+    "instructions_at_most": check_instructions_at_most,
+    "faster_than": check_faster_than,
+    "arena_sweep": check_arena_sweep,
+    "net_ns_at_most": check_net_at_most,
+    "net_instructions_at_most": check_net_at_most,
+    "net_ns_below": check_net_below,
+    "net_instructions_below": check_net_below,
+    "peak_held_at_most": check_peak_held_at_most,
+    "replay_faster_than": check_replay_faster_than,
+}
+
+
 def targets(runs, cg, replay_md=None):
-    """The speed goals alloy sets itself (docs/bitmapped_block.md, docs/region.md), checked on this run:
-    (goal, measured, verdict), verdict one of met, not met, within noise (a gap too small for this workload's
-    run-to-run spread to decide), n/a."""
+    """The speed goals alloy sets itself (the targets on the stacks' descriptors), checked on this run:
+    [(goal, measured, verdict)], in the order the descriptors list them."""
     out = []
-
-    def ns(w, stack):
-        r = runs.get(w + "/" + stack)
-        return r["ns_per_op"] if r else None
-
-    def ipo(w, stack):
-        r = cg.get(w + "/" + stack)
-        return r["instructions_per_op"] if r else None
-
-    def verdict(ok):
-        return "n/a" if ok is None else ("met" if ok else "not met")
-
-    def faster(w, stack, anchors):
-        a = ns(w, stack)
-        res = []
-        for an in anchors:
-            b = ns(w, an)
-            if a is not None and b is not None:
-                res.append("%s %.2fx" % (short(an), a / b))
-        if a is None or not res:
-            return "-", None
-        return ", ".join(res), all(a < ns(w, an) for an in anchors if ns(w, an) is not None)
-
-    for st in ("BitmappedBlock<64,64,Mallocator,Multiblock::no>", "BitmappedBlock<64,64,Mallocator>"):
-        # Two floors: the one-word floor over the W1 arena (held by pointer, as docs/workloads.md describes it) and
-        # the same floor over an inline array, whose free the compiler folds back into the index it allocated.
-        for floor, what in (("floor: one bitmap word over the arena", "the one-word floor over the arena"),
-                            ("floor: one bitmap word", "the one-word floor over an inline array")):
-            a, f = ipo("W1", st), ipo("W1", floor)
-            out.append(("W1 %s: <= 1.2x the instructions/op of %s" % (short(st), what),
-                        "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
-                        verdict(None if a is None or f is None else a <= 1.2 * f)))
-        m, ok = faster("W1", st, ["foonathan memory_pool", "glibc malloc"])
-        out.append(("W1 %s: faster than foonathan memory_pool and glibc malloc" % short(st), m, verdict(ok)))
-        m, ok = faster("W2", st, ["glibc malloc", "std::pmr::unsynchronized_pool_resource", "foonathan memory_pool"])
-        out.append(("W2 %s: faster than glibc, pmr unsync pool, foonathan pool" % short(st), m, verdict(ok)))
-    st = "BitmappedBlock<64,64,Mallocator>"
-    m, ok = faster("W3", st, ["glibc malloc", "std::pmr::unsynchronized_pool_resource"])
-    out.append(("W3 %s: faster than glibc malloc and pmr unsync pool (foonathan pool: fixed size, n/a)" % short(st),
-                m, verdict(ok)))
-    sweep = [ns("W3@" + a, st) for a in W3_ARENAS]
-    if all(x is not None for x in sweep):
-        out.append(("W3 arena 1 -> 256 MiB: ns/op within 1.5x", " / ".join("%.3g" % x for x in sweep) +
-                    " ns (max/min %.2fx)" % (max(sweep) / min(sweep)), verdict(max(sweep) <= 1.5 * min(sweep))))
-    else:
-        out.append(("W3 arena 1 -> 256 MiB: ns/op within 1.5x", "-", "n/a"))
-    st = "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>"
-    a, p, g = ns("W5", st), ns("W5", "std::pmr::synchronized_pool_resource"), ns("W5", "glibc malloc")
-    out.append(("W5 %s: faster than pmr sync pool, within 1.5x of glibc" % short(st),
-                "-" if None in (a, p, g) else "%.2fx pmr, %.2fx glibc" % (a / p, a / g),
-                verdict(None if None in (a, p, g) else (a < p and a <= 1.5 * g))))
-    st = "Region<> over a span"
-    a, f = ipo("W4", st), ipo("W4", "floor: bump pointer")
-    out.append(("W4 Region<>: <= 1.05x the bump pointer's instructions/op",
-                "-" if a is None or f is None else "%.1f vs %.1f (%.2fx)" % (a, f, a / f),
-                verdict(None if a is None or f is None else a <= 1.05 * f)))
-    a, p, s = ns("W4", st), ns("W4", "std::pmr::monotonic_buffer_resource"), ns("W4", "foonathan memory_stack")
-    ia, ip, i_s = ipo("W4", st), ipo("W4", "std::pmr::monotonic_buffer_resource"), ipo("W4", "foonathan memory_stack")
-    # W4's time is mostly the memory traffic of the byte written into every fresh block: gaps of a few percent are
-    # within its run-to-run noise (see "How it is measured"), so the instruction counts are shown beside them.
-    instr = "" if None in (ia, ip, i_s) else "; instructions/op %.1f vs pmr %.1f, foonathan %.1f" % (ia, ip, i_s)
-    if None in (a, p):
-        v4 = "n/a"
-    elif a < p and (s is None or a <= s):
-        v4 = "met"
-    elif a < 1.10 * p and (s is None or a < 1.10 * s):
-        v4 = "within noise"  # slower than one of them, but by less than W4's run-to-run spread
-    else:
-        v4 = "not met"
-    out.append(("W4 Region<>: faster than pmr monotonic, at least as fast as foonathan memory_stack",
-                "-" if None in (a, p) else "%.2fx pmr%s%s" % (
-                    a / p, "" if s is None else ", %.2fx foonathan" % (a / s), instr), v4))
-    return out + showcase_targets(runs, cg, replay_md)
+    for t in STACKS["targets"]:
+        if t["check"] not in CHECKS:
+            raise SystemExit("bench_report: goal '%s' of %s: unknown check '%s' (known: %s)" % (
+                t["goal"], t["stack"], t["check"], ", ".join(CHECKS)))
+        out += CHECKS[t["check"]](t, t["goal"].replace("{label}", short(t["stack"])), runs, cg, replay_md)
+    return out
 
 
 W6_PROTOCOL = """\
@@ -520,6 +567,8 @@ peak held is what the allocator holds from the system, peak live what the worklo
 ([workloads.md](workloads.md#w6-in-detail) says how each is counted).
 """
 
+# "How it is measured". {name:<label>} is the name of the stack with that label; {reps}, {cg_n} and the {w...}
+# figures come from the run being reported (method_figures), so the text quotes no other day's numbers.
 METHOD = """\
 ## How it is measured
 - Workloads W1-W6 exactly as [workloads.md](workloads.md) defines them. One benchmark
@@ -540,100 +589,149 @@ METHOD = """\
   the timed regions, which alloy_bench times itself (steady_clock, reported as manual time).
 - **Instructions per op** (callgrind): `alloy_bench --callgrind <W>/<stack> <n>` runs one untimed pass (W1: n
   pairs; W2: n rounds of 8192 ops; W3: n steps; W4: one round of n allocations and the deallocate_all); the report
-  runs it under `valgrind --tool=callgrind` for n = {n1} and n = {n2} (W2: 10 and 60; W3: 100000 and 600000) and
+  runs it under `valgrind --tool=callgrind` for two values of n ({cg_n}) and
   divides the difference in instructions by the difference in ops, so construction and start-up cancel out. They include the loop's own
   instructions (the generator for W3 and W4, the byte store and the sink). For malloc on W4, an op includes the
   free() its deallocate_all does for that block.
-- **W5's glibc anchor is bimodal on this machine**: from one process to the next its median is either about 1.7 or
-  about 3.0 ns/op (observed 2026-11-22: 1.67, 1.74, 1.77, 2.61, 2.97, 2.98 in separate runs of the same binary).
-  SharedBitmappedBlock takes two locked instructions per allocate/deallocate pair (glibc's tcache takes none), and
-  each thread starts its single-block search at a word of its own, so the two threads seldom share a cache line:
-  W5 measures the locked instructions more than contention. The "within 1.5x of glibc" goal is checked on this
-  run, and glibc's fast mode (1.7) puts the threshold at about 2.5 ns/op.
-- **W4's time is mostly memory traffic**: the byte written into every fresh block of the 256 MiB region (the same
-  bump loop takes about 3.3 ns/op when a round fits in cache, 9.4 at W4's size). `Region<>` and the bump-pointer
-  floor run the same 32 instructions per op, yet their medians differ by up to about 15% between runs: time gaps of a
-  few percent between the W4 rows are noise, and the instruction counts are the firmer comparison.
+- **W5's glibc anchor can be bimodal**: from one process to the next of the same binary, its median can land in
+  one of two modes far apart. SharedBitmappedBlock takes two locked instructions per allocate/deallocate pair
+  (glibc's tcache takes none), and each thread starts its single-block search at a word of its own, so the two
+  threads seldom share a cache line: W5 measures the locked instructions more than contention. The "within 1.5x of
+  glibc" goal is checked on this run{w5_glibc}.
+- **W4's time is mostly memory traffic**: the byte written into every fresh block of the 256 MiB region.
+  `Region<>` and the bump-pointer floor run {w4_instructions}{w4_times}: time gaps of a few percent between
+  the W4 rows are noise, and the instruction counts are the firmer comparison.
 - **The W1 floors are floors in instructions, not in time**: their loops carry a null test that BitmappedBlock's
-  does not, and on this machine BitmappedBlock runs a little faster than both (the "vs floor" time columns below
-  1.00). The 1.2x goals are checked on instructions.
+  does not, so BitmappedBlock can run faster than both{w1_times}. The 1.2x goals are checked on instructions.
 - **W1 has two floors.** Both keep one 64-bit bitmap word in the object and take its first free bit with
-  std::countr_one. "floor: one bitmap word over the arena" hands out the first 64 blocks of the W1 arena, held by
-  pointer as any allocator over an arena holds it (11 instructions per op here; an earlier measurement of this
-  kind of floor, in [workloads.md](workloads.md), counted 14.5). "floor: one bitmap word" keeps its 64 blocks in
-  an inline array at a fixed offset from the word, so the compiler folds deallocate's `(p - mem) >> 6` back into
-  the index it just allocated (10 per op); no allocator over a caller's memory can do that. BitmappedBlock's goal
-  (at most 1.2x the floor's instructions) is checked against both.
-- **W3 has a design floor.** "floor: first fit over summary bytes" (benchmarks/w3_floor.hpp) is BitmappedBlock's
+  std::countr_one. "{name:floor (1 word, arena)}" hands out the first 64 blocks of the W1 arena, held by
+  pointer as any allocator over an arena holds it ({w1_arena_ipo}[workloads.md](workloads.md) counts 14.5 for this
+  kind of floor). "{name:floor (1 word)}" keeps its 64 blocks in an inline array at a fixed offset from the
+  word, so the compiler folds deallocate's `(p - mem) >> 6` back into the index it just allocated{w1_inline_ipo}; no
+  allocator over a caller's memory can do that. BitmappedBlock's goal (at most 1.2x the floor's instructions) is
+  checked against both.
+- **W3 has a design floor.** "{name:floor (summary)}" (benchmarks/w3_floor.hpp) is BitmappedBlock's
   search with nothing else: the same bitmap, the same summary byte per word (exact after an allocation and after a
   free inside one word), the same 64-byte SSE2 step, exact first fit (tests/w3_floor.cpp checks that it hands out
   BitmappedBlock's offsets and failures in lockstep), but no fresh cursor, no hint-word fast paths or snapshot, no
   ownership checks and no size dispatch.
   BitmappedBlock's distance to it is what alloy's extras cost; its own distance to glibc malloc is what this search
   structure costs (docs/design_notes.md, "The bounds that show W3's limit").
-- **W3 has a null row** ("null: one static buffer (the loop alone)", kind *loop*): every request gets the same
+- **W3 has a null row** ("{name:null (loop)}", kind *loop*): every request gets the same
   static buffer, so the row is W3's loop alone (the generator, the slot loads, the 50% unpredictable branch on the
   slot, the byte write and the sink). W3's table and its instruction counts give every stack gross and **net** of
   it (net = gross - null); the "net vs" columns divide nets. Nets are differences of two medians of one run: on a
   loaded machine a net below about 1 ns/op is within the noise, and the instruction counts are the firm figure.
 - **W3 has two bounds below the floor** (kind "bound"; `GivenFitsBound` in benchmarks/w3_floor.hpp): the floor with
   every first fit given in advance (recorded from the floor on the same sequence before the clock starts), so that
-  no search runs. "bound: summary upkeep, first fits given" still keeps the bitmap, the exact summary bytes and the
-  hint as the floor does; "bound: bitmap only, first fits given" keeps the bitmap alone (tests/w3_floor.cpp checks
+  no search runs. "{name:bound (upkeep)}" still keeps the bitmap, the exact summary bytes and the
+  hint as the floor does; "{name:bound (bitmap)}" keeps the bitmap alone (tests/w3_floor.cpp checks
   both against the floor in lockstep). The floor minus the first is what the search costs; the first minus the
   second is what the summary's upkeep costs; and no allocator that keeps such a summary runs faster than the first
   (docs/design_notes.md, "The bounds that show W3's limit").
   D's rows come from `alloy_bench_phobos --callgrind=<W>/<stack> --n=<n>`, the same protocol.
+- **Names, labels and goals live once, on the stacks' descriptors** (benchmarks/stacks.hpp; the D stacks in
+  benchmarks/phobos/phobos_bench.d). A descriptor carries the stack's name (its benchmark's and this page's), its
+  label (the short name in the "vs" columns, the goals and the chart) and the goals checked on it, which name the
+  stacks they compare with through those stacks' descriptors. Every benchmark binary exports its descriptors as JSON
+  (`alloy_bench --list-stacks`); the report stores them in the results file ("stacks") and takes labels, kinds and
+  goals from there, so a renamed stack keeps its goals. The ctest `bench_stack_names` (`tools/bench_report.sh
+  --check-stacks`) fails when a stack has no label or shares one, when a goal names a stack that does not run in
+  its workload (alloy-replay's `--list` for the replay goals), and when a label this page names (the summary, the
+  instruction tables, this text) no longer exists.
 """
 
 
+# The stacks method_figures quotes (labels, checked by --check-stacks).
+METHOD_FIGURE_LABELS = {"W1": ("alloy BB single", "floor (1 word, arena)", "floor (1 word)"),
+                        "W4": ("alloy Region<>", "floor (bump)"), "W5": ("glibc malloc",)}
+
+
+def method_figures(res):
+    """The figures the method text quotes, from the run being reported ("" where the run lacks them)."""
+    runs, cg = res["runs"], res["callgrind"]
+
+    def ns(w, label):
+        assert label in METHOD_FIGURE_LABELS[w]
+        return _ns(runs, w, named(label) or label)
+
+    def ipo(w, label):
+        assert label in METHOD_FIGURE_LABELS[w]
+        return _ipo(cg, w, named(label) or label)
+
+    f = {"reps": str(res["repetitions"])}
+    f["cg_n"] = "; ".join("%s: %d and %d" % (w, a, b) for w, (a, b) in CALLGRIND_N.items())
+    g = ns("W5", "glibc malloc")
+    f["w5_glibc"] = "" if g is None else " (glibc malloc: %s ns/op, so the threshold is %s ns/op)" % (
+        fmt_ns(g), fmt_ns(1.5 * g))
+    ri, fi = ipo("W4", "alloy Region<>"), ipo("W4", "floor (bump)")
+    f["w4_instructions"] = ("nearly the same number of instructions per op" if ri is None or fi is None else
+                            "the same %.1f instructions per op" % ri if round(ri, 1) == round(fi, 1) else
+                            "%.1f and %.1f instructions per op" % (ri, fi))
+    rn, fn = ns("W4", "alloy Region<>"), ns("W4", "floor (bump)")
+    f["w4_times"] = "" if rn is None or fn is None else "; in this run their medians are %s and %s ns/op (%.2fx)" % (
+        fmt_ns(rn), fmt_ns(fn), rn / fn)
+    b, fa, fw = ns("W1", "alloy BB single"), ns("W1", "floor (1 word, arena)"), ns("W1", "floor (1 word)")
+    f["w1_times"] = "" if None in (b, fa, fw) else (
+        " (in this run %s takes %.2fx the time of the arena floor and %.2fx that of the inline one)" % (
+            named("alloy BB single"), b / fa, b / fw))
+    a, i = ipo("W1", "floor (1 word, arena)"), ipo("W1", "floor (1 word)")
+    f["w1_arena_ipo"] = "" if a is None else "%.1f instructions per op in this run; " % a
+    f["w1_inline_ipo"] = "" if i is None else " (%.1f per op)" % i
+    return f
+
+
+def method_text(res):
+    f = method_figures(res)
+    text = re.sub(r"\{name:([^}]+)\}", lambda m: named(m.group(1)) or m.group(1), METHOD)
+    return re.sub(r"\{(\w+)\}", lambda m: f[m.group(1)], text)
+
+
 # The 30-second summary: one row per use, the alloy stack for it, and its speed against each anchor family on the
-# workload that models that use. Anchors absent from a run show "-".
+# workload that models that use. Anchors absent from a run show "-". Stacks are named by label (checked by
+# --check-stacks, so that a renamed label cannot drop a row or a column unnoticed).
+SHOWCASE = "alloy GeneralPurpose"
 SUMMARY = [
-    ("many objects of one small size, one thread (nodes, messages): allocate and free at once",
-     "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W1"),
-    ("the same, filled up then freed in random order", "BitmappedBlock<64,64,Mallocator,Multiblock::no>", "W2"),
-    ("objects of mixed sizes (1-512 B), general purpose: grows on demand, malloc for large blocks", GP, "W3"),
-    ("objects of mixed sizes (1-512 B) in one fixed arena", "BitmappedBlock<64,64,Mallocator>", "W3"),
-    ("many objects freed all at once (per frame, per request)", "Region<> over a span", "W4"),
-    ("one pool of small objects shared by threads", "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>", "W5"),
-    ("mixed sizes in a pool that grows on demand", "AllocatorList<1 MiB BitmappedBlock<64>>", "W6"),
+    ("many objects of one small size, one thread (nodes, messages): allocate and free at once", "alloy BB single",
+     "W1"),
+    ("the same, filled up then freed in random order", "alloy BB single", "W2"),
+    ("objects of mixed sizes (1-512 B), general purpose: grows on demand, malloc for large blocks", SHOWCASE, "W3"),
+    ("objects of mixed sizes (1-512 B) in one fixed arena", "alloy BB multi", "W3"),
+    ("many objects freed all at once (per frame, per request)", "alloy Region<>", "W4"),
+    ("one pool of small objects shared by threads", "alloy SharedBB single", "W5"),
+    ("mixed sizes in a pool that grows on demand", "alloy AllocatorList", "W6"),
 ]
-SUMMARY_ANCHORS = [
-    ("glibc malloc", {w: "glibc malloc" for w in WORKLOADS}),
-    ("mimalloc", {w: "mimalloc" for w in WORKLOADS}),
-    ("jemalloc", {w: "jemalloc" for w in WORKLOADS}),
-    ("tcmalloc", {w: "tcmalloc" for w in WORKLOADS}),
-    ("std::pmr", {"W1": "std::pmr::unsynchronized_pool_resource", "W2": "std::pmr::unsynchronized_pool_resource",
-                  "W3": "std::pmr::unsynchronized_pool_resource", "W4": "std::pmr::monotonic_buffer_resource",
-                  "W5": "std::pmr::synchronized_pool_resource"}),
-    ("foonathan", {"W1": "foonathan memory_pool", "W2": "foonathan memory_pool", "W4": "foonathan memory_stack"}),
-    ("D", {"W1": "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)",
-           "W2": "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)",
-           "W3": "phobos BitmappedBlock!(64,64,Mallocator)", "W4": "phobos Region!()",
-           "W5": "phobos SharedBitmappedBlock!(64,64,Mallocator,No.multiblock)"}),
+SUMMARY_ANCHORS = [  # (column, {workload: label}, the binary that runs those stacks)
+    ("glibc malloc", {w: "glibc malloc" for w in WORKLOADS}, "alloy_bench"),
+    ("mimalloc", {w: "mimalloc" for w in WORKLOADS}, "alloy_bench_mimalloc"),
+    ("jemalloc", {w: "jemalloc" for w in WORKLOADS}, "alloy_bench_jemalloc"),
+    ("tcmalloc", {w: "tcmalloc" for w in WORKLOADS}, "alloy_bench_tcmalloc"),
+    ("std::pmr", {"W1": "pmr unsync pool", "W2": "pmr unsync pool", "W3": "pmr unsync pool", "W4": "pmr monotonic",
+                  "W5": "pmr sync pool"}, "alloy_bench"),
+    ("foonathan", {"W1": "foonathan pool", "W2": "foonathan pool", "W4": "foonathan stack"}, "alloy_bench"),
+    ("D", {"W1": "D BB single", "W2": "D BB single", "W3": "D BB multi", "W4": "D Region", "W5": "D SharedBB single"},
+     "alloy_bench_phobos"),
 ]
 PRETTY = {
-    "BitmappedBlock<64,64,Mallocator,Multiblock::no>": "`BitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
-    "BitmappedBlock<64,64,Mallocator>": "`BitmappedBlock<64, 64, Mallocator>`",
-    "SharedBitmappedBlock<64,64,Mallocator,Multiblock::no>":
-        "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
-    "Region<> over a span": "`Region<>` over a buffer",
-    "AllocatorList<1 MiB BitmappedBlock<64>>": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
-    GP: "`GeneralPurpose`: size-class `FreeList`s over `Region`s, malloc above 512 B ([cookbook](cookbook.md))",
+    "alloy BB single": "`BitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
+    "alloy BB multi": "`BitmappedBlock<64, 64, Mallocator>`",
+    "alloy SharedBB single": "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
+    "alloy Region<>": "`Region<>` over a buffer",
+    "alloy AllocatorList": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
+    SHOWCASE: "`GeneralPurpose`: size-class `FreeList`s over `Region`s, malloc above 512 B ([cookbook](cookbook.md))",
 }
-
-
-MALLOCS_SHORT = ("glibc malloc", "mimalloc", "jemalloc", "tcmalloc")
+# The instruction tables' ratio columns, per workload (labels).
+CG_COLUMNS = {"W1": ("floor (1 word, arena)", "floor (1 word)"), "W2": ("foonathan pool", "glibc malloc"),
+              "W3": ("glibc malloc", "floor (summary)"), "W4": ("floor (bump)",)}
 
 
 def summary_gp_line(runs):
     """The showcase in one sentence: W3 gross and net of the loop against each malloc, W6's memory, the traces."""
-    g, null = runs.get("W3/" + GP), net_base(runs, "W3")
+    g, null = runs.get("W3/%s" % named(SHOWCASE)), net_base(runs, "W3")
     if not g or null is None:
         return None
     parts = []
-    for m in MALLOCS:
+    for m in mallocs():
         a = runs.get("W3/" + m)
         if a:
             net_a = a["ns_per_op"] - null
@@ -667,20 +765,21 @@ def summary_section(runs):
              "operation; *2.0x faster* means half the time). Each row is measured on the workload that models that "
              "use; \"-\": no such anchor in this workload or this run.")
     L.append("")
-    L.append("| if you need | use | workload | " + " | ".join("vs " + n for n, _ in SUMMARY_ANCHORS) + " |")
+    L.append("| if you need | use | workload | " + " | ".join("vs " + n for n, _, _ in SUMMARY_ANCHORS) + " |")
     L.append("|---|---|---|" + "---|" * len(SUMMARY_ANCHORS))
     slower, faster = [], []
-    for need, stack, w in SUMMARY:
-        if w + "/" + stack not in runs:
+    for need, label, w in SUMMARY:
+        stack = named(label)
+        if stack is None or w + "/" + stack not in runs:
             continue
         cells = []
-        for name, per_w in SUMMARY_ANCHORS:
-            r = ratio(w, stack, per_w.get(w))
+        for name, per_w, _ in SUMMARY_ANCHORS:
+            r = ratio(w, stack, named(per_w.get(w)))
             cells.append(speed_words(r))
-            if r is not None and name in MALLOCS_SHORT and stack != GP:  # the showcase has its own line
+            if r is not None and name in mallocs() and label != SHOWCASE:  # the showcase has its own line
                 (slower if r > 1.05 else faster if r < 0.95 else []).append((w, name, r))
         L.append("| %s | %s | [%s](workloads.md#the-workloads) | %s |" % (
-            need, PRETTY.get(stack, stack), w, " | ".join(cells)))
+            need, PRETTY.get(label, stack), w, " | ".join(cells)))
     L.append("")
     if faster:
         ws = sorted({w for w, _, _ in faster})
@@ -773,7 +872,7 @@ def write_markdown(res, path, chart_rel, json_rel):
             continue
         anchors = [s for s, r in rows if r["label"] == "anchor"]
         null = net_base(runs, w)
-        net_anchors = [m for m in MALLOCS if w + "/" + m in runs] if null is not None else []
+        net_anchors = [m for m in mallocs() if w + "/" + m in runs] if null is not None else []
         if null is not None:  # W3: every row gross and net of the loop (the null row's ns/op)
             L.append("| stack | kind | ns/op | net ns/op | vs " + " | vs ".join(short(a) for a in anchors) +
                      "".join(" | net vs %s" % short(m) for m in net_anchors) + " | failures |")
@@ -832,16 +931,14 @@ def write_markdown(res, path, chart_rel, json_rel):
     if not cg:
         L.append("Not measured in this run (valgrind missing or --no-callgrind).")
     else:
-        for w, floors in (("W1", ("floor: one bitmap word over the arena", "floor: one bitmap word")),
-                          ("W2", ("foonathan memory_pool", "glibc malloc")),
-                          ("W3", ("glibc malloc", "floor: first fit over summary bytes")),
-                          ("W4", ("floor: bump pointer",))):
+        for w, labels in CG_COLUMNS.items():
+            floors = [named(x) or x for x in labels]
             items = [(split(n)[1], v["instructions_per_op"]) for n, v in cg.items() if split(n)[0] == w]
             items.sort(key=lambda it: runs.get(w + "/" + it[0], {}).get("label", "anchor") != "anchor")
             if not items:
                 continue
             fls = [cg.get(w + "/" + f, {}).get("instructions_per_op") for f in floors]
-            cg_null = cg.get(w + "/" + NULL_ROW, {}).get("instructions_per_op")
+            cg_null = cg.get("%s/%s" % (w, null_row(runs, w)), {}).get("instructions_per_op")
             if cg_null is None:
                 L.append("| %s stack | instructions / op | %s |" % (w, " | ".join("vs " + short(f) for f in floors)))
                 L.append("|---|--:|%s" % ("--:|" * len(floors)))
@@ -880,7 +977,7 @@ def write_markdown(res, path, chart_rel, json_rel):
     for t, m, v in targets(runs, cg, res.get("replay_markdown")):
         L.append("| %s | %s | %s |" % (t, m, v))
     L.append("")
-    L.append(METHOD.format(reps=reps, n1=CALLGRIND_N["W1"][0], n2=CALLGRIND_N["W1"][1]))
+    L.append(method_text(res))
     L.append("## Reproduce")
     L.append("")
     L.append("```sh")
@@ -893,8 +990,9 @@ def write_markdown(res, path, chart_rel, json_rel):
     L.append("valgrind --tool=callgrind build/bench/benchmarks/alloy_bench --callgrind 'W1/glibc malloc' 500000")
     L.append("```")
     L.append("")
-    L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp and its name in the Mp11 list of each workload "
-             "(see the comment at the top of that file).")
+    L.append("Adding a stack: one descriptor in benchmarks/stacks.hpp (name, label, goals if any) and its name in the "
+             "Mp11 list of each workload (see the comment at the top of that file); then `ctest --test-dir build/bench "
+             "-L bench`.")
     text = "\n".join(L) + "\n"
     # The text links docs/ pages by their names (docs/performance.md's place); a report written elsewhere
     # (build/report/) gets the links re-rooted so that they still resolve.
@@ -1020,6 +1118,120 @@ def print_summary(res):
         log("  %-11s %s: %s" % (v.replace("*", ""), t, m))
 
 
+def binaries(build_dir):
+    """The benchmark binaries built in build_dir that export their stacks: alloy_bench first (the run's order)."""
+    bdir = os.path.join(build_dir, "benchmarks")
+    exes = [os.path.join(bdir, "alloy_bench")] + [os.path.join(bdir, "alloy_bench_" + lib) for lib in
+                                                 ("mimalloc", "jemalloc", "tcmalloc")]
+    exes.append(os.path.join(bdir, "phobos", "alloy_bench_phobos"))
+    return [e for e in exes if os.path.exists(e)]
+
+
+def check_stacks(stacks, replay_names=None):
+    """What can go wrong between the descriptors and the report, as a list of problems (empty: none): a stack without
+    a label, two stacks with one label (or one stack with two), a goal whose check the report does not know, a goal
+    on a stack or naming a stack that does not run in its workload, and a label this script names (summary, tables,
+    method text) that no stack has. replay_names: alloy-replay --list (replay goals are checked against it)."""
+    problems = []
+    bins = stacks["binaries"]
+    by_name, by_label = {}, {}
+    for r in stacks["rows"] + stacks["not_built"]:
+        if not r.get("label"):
+            problems.append("%s: no label" % r["name"])
+            continue
+        by_name.setdefault(r["name"], set()).add(r["label"])
+        by_label.setdefault(r["label"], set()).add(r["name"])
+    for m in stacks["malloc_names"]:
+        by_label.setdefault(m, set()).add(m)
+    problems += ["stack '%s' has several labels: %s" % (n, ", ".join(sorted(ls))) for n, ls in by_name.items()
+                 if len(ls) > 1]
+    problems += ["label '%s' is shared by %s" % (l, "; ".join(sorted(ns))) for l, ns in by_label.items() if len(ns) > 1]
+    runs_in = {}
+    for r in stacks["rows"]:
+        runs_in.setdefault(r["workload"], set()).add(r["name"])
+    not_built = {x["name"] for x in stacks["not_built"]}
+
+    def resolves(name, w):
+        if w == "replay":
+            return replay_names is None or name in replay_names
+        if name in runs_in.get(w, ()) or name in not_built:
+            return True
+        # a malloc row of another binary: the malloc descriptor runs in w under this binary's malloc name
+        return name in stacks["malloc_names"] and any(r["malloc"] and r["workload"] == w for r in stacks["rows"])
+
+    for t in stacks["targets"]:
+        where = "goal '%s' of %s" % (t["goal"], t["stack"])
+        if t["check"] not in CHECKS:
+            problems.append("%s: unknown check '%s'" % (where, t["check"]))
+        w = t["workload"]
+        if t["check"] == "arena_sweep":
+            if not any(r["name"] == t["stack"] and r["workload"].startswith(w + "@") for r in stacks["rows"]):
+                problems.append("%s: the stack has no %s@<arena> rows" % (where, w))
+        elif not resolves(t["stack"], w):
+            problems.append("%s: the stack does not run in %s" % (where, w))
+        for o in t["of"]:
+            if not resolves(o, w):
+                problems.append("%s: names '%s', which does not run in %s" % (where, o, w))
+        if len(t["factor"]) != max(1, len(t["of"])):
+            problems.append("%s: %d factors for %d references" % (where, len(t["factor"]), len(t["of"])))
+    use_stacks(stacks)
+
+    def label_runs(label, w, binary="alloy_bench", what=""):
+        if binary not in bins:
+            return  # that binary is not built here: its labels cannot be checked
+        n = named(label)
+        if n is None:
+            problems.append("%s names label '%s', which no stack has" % (what, label))
+        elif w is not None and not resolves(n, w):
+            problems.append("%s names '%s' in %s, where it does not run" % (what, label, w))
+
+    for need, label, w in SUMMARY:
+        label_runs(label, w, what="SUMMARY")
+    for col, per_w, binary in SUMMARY_ANCHORS:
+        for w, label in per_w.items():
+            label_runs(label, w, binary, "SUMMARY_ANCHORS (%s)" % col)
+    for label in PRETTY:
+        label_runs(label, None, what="PRETTY")
+    for w, labels in CG_COLUMNS.items():
+        for label in labels:
+            label_runs(label, w, what="CG_COLUMNS")
+    for label in re.findall(r"\{name:([^}]+)\}", METHOD):
+        label_runs(label, None, what="METHOD")
+    for w, labels in METHOD_FIGURE_LABELS.items():
+        for label in labels:
+            label_runs(label, w, what="METHOD_FIGURE_LABELS")
+    return problems
+
+
+def check_stacks_main(args):
+    """--check-stacks: the descriptors of the binaries built in --build-dir (or of --stacks-json), checked."""
+    if args.stacks_json:
+        with open(args.stacks_json) as f:
+            d = json.load(f)
+        stacks = d.get("stacks", d)
+        if "binaries" not in stacks:  # one binary's --list-stacks output
+            stacks = merge_stacks([stacks])
+    else:
+        exes = binaries(args.build_dir)
+        if not exes or not exes[0].endswith("/alloy_bench"):
+            raise SystemExit("bench_report --check-stacks: %s/benchmarks/alloy_bench is not built" % args.build_dir)
+        stacks = list_stacks(exes)
+    replay_exe = os.path.join(args.build_dir, "benchmarks", "replay", "alloy-replay")
+    replay_names = None
+    if os.path.exists(replay_exe):
+        replay_names = set(subprocess.run([replay_exe, "--list"], stdout=subprocess.PIPE, text=True,
+                                          check=True).stdout.splitlines())
+    problems = check_stacks(stacks, replay_names)
+    log("bench_report --check-stacks: %d rows, %d goals from %s%s" % (
+        len(stacks["rows"]), len(stacks["targets"]), ", ".join(stacks["binaries"]),
+        "" if replay_names is None else ", alloy-replay --list"))
+    for p in problems:
+        log("  problem: " + p)
+    if problems:
+        raise SystemExit("bench_report --check-stacks: %d problem(s)" % len(problems))
+    log("bench_report --check-stacks: labels unique, every goal's stacks found")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5, help="repetitions per benchmark (>= 5 for the record; default 5)")
@@ -1035,8 +1247,17 @@ def main():
     ap.add_argument("--out-png", help="the chart (default beside the page, performance.png)")
     ap.add_argument("--results-dir", help="where <date>.json goes (default build/report/results; --publish: "
                                           "benchmarks/results)")
-    ap.add_argument("--from-json", metavar="FILE", help="regenerate the page and chart from a results file, run nothing")
+    ap.add_argument("--from-json", metavar="FILE", help="regenerate the page and chart from a results file, run nothing "
+                    "(a results file without the stack descriptors takes them from the binaries in --build-dir)")
+    ap.add_argument("--check-stacks", action="store_true",
+                    help="check the stack descriptors of the binaries in --build-dir (unique labels, every goal's "
+                         "stacks exist, every label this script names exists) and exit; the ctest bench_stack_names")
+    ap.add_argument("--stacks-json", metavar="FILE", help="--check-stacks: check this list (a --list-stacks output or "
+                                                          "a results file) instead")
     args = ap.parse_args()
+    if args.check_stacks:
+        check_stacks_main(args)
+        return
     report_dir = os.path.join(ROOT, "docs") if args.publish else os.path.join(ROOT, "build", "report")
     args.out_md = args.out_md or os.path.join(report_dir, "performance.md")
     args.out_png = args.out_png or os.path.join(os.path.dirname(args.out_md), "performance.png")
@@ -1049,6 +1270,16 @@ def main():
         with open(args.from_json) as f:
             res = json.load(f)
         res["regenerated_with"] = "tools/bench_report.sh" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
+        if "stacks" not in res:  # results from before the descriptors were exported: the current build's
+            exes = binaries(args.build_dir)
+            if not exes:
+                raise SystemExit("bench_report: %s has no stack descriptors (older results) and no alloy_bench is "
+                                 "built in %s to list them; build it (cmake --build --preset bench --target "
+                                 "alloy_bench) or pass --build-dir" % (args.from_json, args.build_dir))
+            res["stacks"] = list_stacks(exes)
+            res["notes"].append("labels and goals from the stack descriptors of the current build (%s --list-stacks): "
+                                "these results predate their export" % ", ".join(res["stacks"]["binaries"]))
+        use_stacks(res["stacks"])
         note = write_chart(res, args.out_png)
         if note:
             res["notes"].append(note)
@@ -1135,13 +1366,16 @@ def main():
     loads.append(load_sample())
     others = other_cpus(cpu0, cpu_sample())
 
+    # The descriptors of every binary that ran (labels, kinds, goals), stored with the results.
+    stacks = list_stacks([exe] + malloc_exes + ([d_exe] if any(r["source"] == "phobos" for r in runs.values()) else []))
+    use_stacks(stacks)
     date = datetime.datetime.utcnow().strftime("%Y-%m-%d")
     os.makedirs(args.results_dir, exist_ok=True)
     json_path = os.path.join(args.results_dir, date + ".json")
     res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
            "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
            "machine": machine_info(), "load": loads, "other_cpus": None if others is None else round(others, 3),
-           "context": context, "notes": notes, "runs": runs,
+           "context": context, "notes": notes, "stacks": stacks, "runs": runs,
            "callgrind": cg, "replay_markdown": replay_md, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}
     with open(json_path, "w") as f:
         json.dump(res, f, indent=1)

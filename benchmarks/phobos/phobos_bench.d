@@ -3,6 +3,7 @@
 // into every block, the address folded into a sink, the allocator built before the clock starts, ns/op = time / ops.
 //   alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING]
 //   alloy_bench_phobos --callgrind=<W>/<stack> --n=N     one untimed pass for valgrind (W1, W4), as alloy_bench's
+//   alloy_bench_phobos --list-stacks                    the stacks with their labels as JSON, as alloy_bench's
 // Writes Google-Benchmark-shaped JSON (one "median" aggregate per benchmark, with the counter "ns/op") that
 // tools/bench_report.py merges with alloy_bench's. Built by benchmarks/CMakeLists.txt with ldc2 -O2 -release.
 import core.atomic : atomicOp;
@@ -20,6 +21,7 @@ import std.experimental.allocator.building_blocks.region : Region;
 import std.experimental.allocator.mallocator : Mallocator;
 import std.format : format;
 import std.stdio : File, stderr, stdout, writeln;
+import std.string : indexOf;
 import std.typecons : No, Yes;
 
 enum size_t KiB = 1024, MiB = 1024 * 1024;
@@ -179,8 +181,11 @@ struct Result { string name; double median; double[] samples; size_t failures; }
 Result[] results;
 int reps = 5;
 string filter;
+bool listOnly;     // --list-stacks: bench() records the names and runs nothing
+string[] listed;
 
 void bench(string name, Run delegate() once) {
+    if (listOnly) { listed ~= name; return; }
     if (filter.length && !name.canFind(filter)) return;
     stderr.writef("\r  phobos %-70s", name);
     stderr.flush();
@@ -215,6 +220,41 @@ alias SBBMulti = SharedBitmappedBlock!(64, 64, Mallocator, Yes.multiblock);
 enum single = "phobos BitmappedBlock!(64,64,Mallocator,No.multiblock)";
 enum multi = "phobos BitmappedBlock!(64,64,Mallocator)";
 enum region = "phobos Region!()";
+enum sharedSingle = "phobos SharedBitmappedBlock!(64,64,Mallocator,No.multiblock)";
+enum sharedMulti = "phobos SharedBitmappedBlock!(64,64,Mallocator)";
+
+/// Each stack's label: the short name tools/bench_report.py shows for it (column headers, the chart), as alloy_bench's
+/// descriptors carry one (benchmarks/stacks.hpp). A stack without one stops --list-stacks.
+string labelOf(string stack) {
+    switch (stack) {
+        case single: return "D BB single";
+        case multi: return "D BB multi";
+        case sharedSingle: return "D SharedBB single";
+        case sharedMulti: return "D SharedBB multi";
+        case region: return "D Region";
+        default: return null;
+    }
+}
+
+/// `--list-stacks`: {"binary", "malloc_names": [], "not_built": [], "rows": [{"workload", "name", "label", "kind",
+/// "malloc"}...], "targets": []}, the shape of `alloy_bench --list-stacks`.
+int listStacks() {
+    auto o = appender!string;
+    o ~= `{"binary": "alloy_bench_phobos", "malloc_names": [], "not_built": [], "rows": [`;
+    foreach (i, n; listed) {
+        const slash = n.indexOf('/');
+        const stack = n[slash + 1 .. $], label = labelOf(stack);
+        if (label is null) {
+            stderr.writeln("alloy_bench_phobos: no label for ", stack, " (labelOf)");
+            return 1;
+        }
+        o ~= format(`%s%s  {"workload": "%s", "name": "%s", "label": "%s", "kind": "anchor", "malloc": false}`,
+                    i ? "," : "", "\n", n[0 .. slash], stack, label);
+    }
+    o ~= "],\n \"targets\": []}\n";
+    stdout.write(o.data);
+    return 0;
+}
 
 /// `--callgrind=NAME --n=N`: one untimed pass for valgrind, as `alloy_bench --callgrind` (W1: N pairs; W4: one round
 /// of N allocations and the deallocateAll). `--list-callgrind` prints the names with their ops per unit of N.
@@ -235,13 +275,14 @@ int main(string[] args) {
         else if (a.length > 9 && a[0 .. 9] == "--filter=") filter = a[9 .. $];
         else if (a.length > 12 && a[0 .. 12] == "--callgrind=") cgName = a[12 .. $];
         else if (a.length > 4 && a[0 .. 4] == "--n=") cgN = a[4 .. $].to!size_t;
+        else if (a == "--list-stacks") listOnly = true;
         else if (a == "--list-callgrind") {
             writeln("W1/" ~ single, "\t2\nW1/" ~ multi, "\t2\nW4/" ~ region, "\t1");
             return 0;
         }
         else {
             stderr.writeln("usage: alloy_bench_phobos [--reps=N] [--out=FILE.json] [--filter=SUBSTRING] | "
-                ~ "--callgrind=NAME --n=N | --list-callgrind");
+                ~ "--callgrind=NAME --n=N | --list-callgrind | --list-stacks");
             return 2;
         }
     }
@@ -256,14 +297,15 @@ int main(string[] args) {
         auto a = Region!()(w4ArenaTouched());
         return w4(a);
     });
-    bench("W5/phobos SharedBitmappedBlock!(64,64,Mallocator,No.multiblock)", () {
+    bench("W5/" ~ sharedSingle, () {
         auto a = new shared SBBSingle(1 * MiB);
         return w5(a);
     });
-    bench("W5/phobos SharedBitmappedBlock!(64,64,Mallocator)", () {
+    bench("W5/" ~ sharedMulti, () {
         auto a = new shared SBBMulti(1 * MiB);
         return w5(a);
     });
+    if (listOnly) return listStacks();
     stderr.writeln();
 
     auto o = appender!string;

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   }
 #ifdef ALLOY_BENCH_MIMALLOC
   {  // the malloc rows must really run on mimalloc (the link overrides malloc): check it once
-    void* p = std::malloc(64);
+    void* p = std::calloc(1, 64);  // calloc: GCC warns when malloc's uninitialized bytes reach a const void* parameter
     if (!mi_is_in_heap_region(p)) {
       std::fprintf(stderr, "alloy_bench_mimalloc: malloc is not mimalloc's; refusing to report it as mimalloc\n");
       return 1;
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef ALLOY_BENCH_JEMALLOC
   {  // the same check for jemalloc: its arena lookup knows only pointers from its own heap
-    void* p = std::malloc(64);
+    void* p = std::calloc(1, 64);
     unsigned arena = 0;
     std::size_t sz = sizeof arena;
     if (mallctl("arenas.lookup", &arena, &sz, &p, sizeof p) != 0) {
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef ALLOY_BENCH_TCMALLOC
   {  // and for tcmalloc: it owns only what its own malloc handed out
-    void* p = std::malloc(64);
+    void* p = std::calloc(1, 64);
     if (MallocExtension_GetOwnership(p) != MallocExtension_kOwned) {
       std::fprintf(stderr, "alloy_bench_tcmalloc: malloc is not tcmalloc's; refusing to report it as tcmalloc\n");
       return 1;

@@ -39,7 +39,7 @@ void w3_callgrind(std::size_t steps) {
 // The bounds (benchmarks/w3_floor.hpp, GivenFitsBound): the floor's first fits on this very sequence, recorded once
 // by running the floor through the same loop (its allocations in order; no_fit for a failure).
 struct FitRecorder {
-  static constexpr std::size_t alignment = 64;
+  [[maybe_unused]] static constexpr std::size_t alignment = 64;  // the allocator concept's member (clang: unused)
   SummaryFirstFitFloor& f;
   std::vector<std::uint32_t>& fits;
   Block allocate(std::size_t n) noexcept {

@@ -29,7 +29,6 @@ namespace {
 struct CountingMalloc {
   static constexpr std::size_t alignment = alloy::platform_alignment;
   static inline long live = 0;
-  static const CountingMalloc instance;
   Block allocate(std::size_t n) noexcept {
     const Block b = alloy::Mallocator::instance.allocate(n);
     if (b) ++live;
@@ -40,7 +39,6 @@ struct CountingMalloc {
     return alloy::Mallocator::instance.deallocate(b);
   }
 };
-inline const CountingMalloc CountingMalloc::instance{};
 
 // A region with an identity, so that the model can follow each allocator through the array's moves. Expand = false
 // leaves out expand: the in-band array then always moves to a new allocator when it grows.

@@ -51,7 +51,7 @@ class AllocatorListSlots {
   /// Slots in the array, used or free.
   std::size_t capacity() const noexcept { return capacity_; }
   /// Destroys the allocator in used slot p, whose slot joins the free chain (the caller has unlinked it).
-  void release(std::size_t p) noexcept {
+  [[gnu::cold]] void release(std::size_t p) noexcept {
     nodes_[p].a().~A();
     nodes_[p].used = false;
     nodes_[p].next = free_;
@@ -127,7 +127,7 @@ class AllocatorListSlots {
   }
 
   // Destroys every allocator but the one in slot `keep` (npos: all of them).
-  void destroy_allocators_except(std::size_t keep) noexcept {
+  [[gnu::cold]] void destroy_allocators_except(std::size_t keep) noexcept {
     for (std::size_t i = 0; i < capacity_; ++i)
       if (nodes_[i].used && i != keep) nodes_[i].a().~A();
   }
@@ -147,6 +147,8 @@ class AllocatorListSlots {
 /// the array's growth and relocation and its free slots, and answer the list's questions: `capacity()`, `[i]`,
 /// `acquire(n, make)` (a slot holding a new allocator), `release(p)`, `holds_array(p)` (whether allocator p holds
 /// the array, so it must stay), `is_array(b)` (whether b is the array: never a caller's block), `clear()`.
+/// Growth, relocation and destruction are `[[gnu::cold]]`: they are rare, and an allocator's destructor inlined
+/// into them took g++'s inlining budget (a unit-wide limit) from the allocators' hot paths (docs/design_notes.md).
 template <class A, class Bookkeeping>
 class AllocatorListNodes : public AllocatorListSlots<A> {
   using Base = AllocatorListSlots<A>;
@@ -187,7 +189,7 @@ class AllocatorListNodes : public AllocatorListSlots<A> {
   }
 
   /// Destroys every allocator and gives the array back.
-  void clear() noexcept {
+  [[gnu::cold]] void clear() noexcept {
     if (!this->nodes_) return;
     this->destroy_allocators_except(npos);
     alloy::deallocate(bk_, this->array_block());
@@ -197,7 +199,7 @@ class AllocatorListNodes : public AllocatorListSlots<A> {
   Bookkeeping& bookkeeping() noexcept { return bk_; }
 
  private:
-  bool grow() noexcept {
+  [[gnu::cold]] bool grow() noexcept {
     std::size_t cap = 0, bytes = 0;
     if (!this->next_capacity(cap, bytes)) return false;
     const Block nb = bk_.allocate(bytes);
@@ -242,7 +244,7 @@ class AllocatorListNodes<A, NullAllocator> : public AllocatorListSlots<A> {
 
   /// Whether allocator p holds the array (then it must not be destroyed).
   bool holds_array(std::size_t p) const noexcept { return p == home_; }
-  /// Whether b is the array (its home owns it, but no caller ever got it).
+  /// Whether b is the array, i.e. starts where it does (its home owns it, but no caller ever got it).
   bool is_array(Block b) const noexcept { return b.ptr != nullptr && b.ptr == this->nodes_; }
 
   /// As the out-of-band form, but more slots come from the allocators: the home expands the array in place, or a
@@ -256,7 +258,7 @@ class AllocatorListNodes<A, NullAllocator> : public AllocatorListSlots<A> {
   }
 
   /// Destroys every allocator, the home last (the array lives in its memory: it is moved out first).
-  void clear() noexcept {
+  [[gnu::cold]] void clear() noexcept {
     if (!this->nodes_) return;
     this->destroy_allocators_except(home_);
     A last(std::move((*this)[home_].a()));
@@ -282,7 +284,7 @@ class AllocatorListNodes<A, NullAllocator> : public AllocatorListSlots<A> {
   }
 
   template <class Make>
-  Acquired relocate(std::size_t n, Make& make) noexcept {
+  [[gnu::cold]] Acquired relocate(std::size_t n, Make& make) noexcept {
     std::size_t cap = 0, bytes = 0, want = 0;
     if (!this->next_capacity(cap, bytes)) return {};
     const std::size_t slack = 2 * (A::alignment > 128 ? A::alignment : 128);
@@ -580,8 +582,9 @@ class AllocatorList {
   // (in-band growth makes it for the request and the larger array together, but its own rounding may still leave
   // the request out: a BitmappedBlock rounds both up to whole blocks); then one more, made for the request alone,
   // takes one of the slots the growth made, so that the request does not fail where out-of-band it succeeds.
+  // Cold: a new allocator is rare (as the node storage's growth, docs/design_notes.md).
   template <class Op>
-  Block from_new_allocator(std::size_t want, Op op) noexcept {
+  [[gnu::cold]] Block from_new_allocator(std::size_t want, Op op) noexcept {
     for (int attempt = 0; attempt < 2; ++attempt) {
       const std::size_t p = add_allocator(want);
       if (p == npos) return {};
@@ -674,8 +677,8 @@ class AllocatorList {
     }
   }
 
-  // Creates an allocator for a request of n bytes at the front of the list; its index, or npos. An allocator that
-  // the node array left to make room (in-band) goes at once if it holds no block.
+  // Creates an allocator for a request of n bytes at the front of the list; its index, or npos. When the new
+  // allocator took the node array (in-band growth), the allocator the array left goes at once if it holds no block.
   std::size_t add_allocator(std::size_t n) noexcept {
     const auto [p, vacated] =
         nodes_.acquire(n, [this](void* where, std::size_t m) noexcept { return make_at(where, m); });
@@ -683,7 +686,7 @@ class AllocatorList {
     nodes_[p].next = root_;
     root_ = p;
     ++count_;
-    if (vacated != npos && nodes_[vacated].live == 0) destroy_node(vacated, npos);
+    if (nodes_.holds_array(p) && vacated != npos && nodes_[vacated].live == 0) destroy_node(vacated, npos);
     return p;
   }
 

@@ -80,8 +80,11 @@ struct NoOwnsFactory {
 static_assert(!alloy::has_owns<L<NoOwnsFactory>> && !alloy::has_deallocate<L<NoOwnsFactory>> &&
               !alloy::has_reallocate<L<NoOwnsFactory>> && !alloy::has_expand<L<NoOwnsFactory>>);
 static_assert(alloy::has_aligned_allocate<L<NoOwnsFactory>> && alloy::has_deallocate_all<L<NoOwnsFactory>>);
-// Layout: a stateless factory and bookkeeping allocator cost nothing.
-static_assert(sizeof(RegionList) == 8 * sizeof(void*));
+// Layout: a stateless factory and bookkeeping allocator cost nothing. The list holds its order (root, allocator
+// count, live blocks) and its node storage: the array, its capacity and the free-slot chain, plus in-band the slot
+// of the allocator that holds the array.
+static_assert(sizeof(RegionList) == 6 * sizeof(void*));
+static_assert(sizeof(InBandRegionList) == 7 * sizeof(void*));
 static_assert(!std::is_copy_constructible_v<RegionList> && std::is_nothrow_move_constructible_v<RegionList>);
 // A stateful factory is stored and passed to the constructor.
 static_assert(!std::is_default_constructible_v<L<CountingFactory>> ||

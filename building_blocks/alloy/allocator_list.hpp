@@ -19,6 +19,304 @@ namespace alloy {
 namespace detail {
 template <class Factory>
 using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const Factory&, std::size_t>>;
+
+/// One slot of an AllocatorList's node array: room for an allocator, and the list's links.
+template <class A>
+struct AllocatorListNode {
+  alignas(A) std::byte raw[sizeof(A)];
+  std::size_t live;  // blocks the list's caller holds from this allocator (the node array never counts)
+  std::size_t next;  // the list's most-recently-used order while used, the chain of free slots while not
+  bool used;
+  A& a() noexcept { return *std::launder(reinterpret_cast<A*>(raw)); }
+};
+
+/// What both forms of AllocatorListNodes share: the slots, their capacity, the chain of free slots.
+template <class A>
+class AllocatorListSlots {
+ public:
+  using Node = AllocatorListNode<A>;
+  static constexpr std::size_t npos = SIZE_MAX;
+  /// acquire's answer: the slot of the new allocator (npos: none was made), and the slot of an allocator that held
+  /// the node array until this call and holds it no more (npos: none).
+  struct Acquired {
+    std::size_t slot = npos;
+    std::size_t vacated = npos;
+  };
+
+  AllocatorListSlots(const AllocatorListSlots&) = delete;
+  AllocatorListSlots& operator=(const AllocatorListSlots&) = delete;
+
+  Node& operator[](std::size_t i) noexcept { return nodes_[i]; }
+  const Node& operator[](std::size_t i) const noexcept { return nodes_[i]; }
+  /// Slots in the array, used or free.
+  std::size_t capacity() const noexcept { return capacity_; }
+  /// Destroys the allocator in used slot p, whose slot joins the free chain (the caller has unlinked it).
+  [[gnu::cold]] void release(std::size_t p) noexcept {
+    nodes_[p].a().~A();
+    nodes_[p].used = false;
+    nodes_[p].next = free_;
+    free_ = p;
+  }
+
+ protected:
+  AllocatorListSlots() = default;
+  AllocatorListSlots(AllocatorListSlots&& o) noexcept
+      : nodes_(std::exchange(o.nodes_, nullptr)),
+        capacity_(std::exchange(o.capacity_, 0)),
+        free_(std::exchange(o.free_, npos)) {}
+  // o's slots, into this (empty) one.
+  void take(AllocatorListSlots& o) noexcept {
+    nodes_ = std::exchange(o.nodes_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+    free_ = std::exchange(o.free_, npos);
+  }
+
+  Block array_block() const noexcept { return {nodes_, capacity_ * sizeof(Node)}; }
+  bool full() const noexcept { return free_ == npos; }
+
+  // The free slot at the head of the chain, holding a new allocator made by make(where, n); npos if make fails.
+  template <class Make>
+  std::size_t fill_free_slot(std::size_t n, Make& make) noexcept {
+    const std::size_t p = free_;
+    if (!make(static_cast<void*>(nodes_[p].raw), n)) return npos;
+    occupy_free_slot();
+    return p;
+  }
+  // Marks the free slot at the head of the chain used (its allocator is, or is about to be, constructed); its index.
+  std::size_t occupy_free_slot() noexcept {
+    const std::size_t p = free_;
+    free_ = nodes_[p].next;
+    nodes_[p].used = true;
+    nodes_[p].live = 0;
+    nodes_[p].next = npos;
+    return p;
+  }
+
+  // The next capacity and its size in bytes; false on overflow.
+  bool next_capacity(std::size_t& cap, std::size_t& bytes) const noexcept {
+    cap = capacity_ ? capacity_ * 2 : 4;
+    return cap > capacity_ && mul_checked(cap, sizeof(Node), bytes) && bytes <= PTRDIFF_MAX;
+  }
+
+  // Moves the nodes into `fresh` (room for `cap` nodes), which becomes the array; the new slots join the free chain.
+  void move_to(Node* fresh, std::size_t cap) noexcept {
+    for (std::size_t i = 0; i < capacity_; ++i) {
+      Node& o = nodes_[i];
+      Node* n = ::new (static_cast<void*>(fresh + i)) Node;
+      n->live = o.live;
+      n->next = o.next;
+      n->used = o.used;
+      if (o.used) {
+        ::new (static_cast<void*>(n->raw)) A(std::move(o.a()));
+        o.a().~A();
+      }
+    }
+    nodes_ = fresh;
+    add_free_slots(cap);
+  }
+  // The array has room for `cap` nodes where it is: the new slots join the free chain, lowest first.
+  void add_free_slots(std::size_t cap) noexcept {
+    for (std::size_t i = cap; i-- > capacity_;) {
+      Node* n = ::new (static_cast<void*>(nodes_ + i)) Node;
+      n->live = 0;
+      n->used = false;
+      n->next = free_;
+      free_ = i;
+    }
+    capacity_ = cap;
+  }
+
+  // Destroys every allocator but the one in slot `keep` (npos: all of them).
+  [[gnu::cold]] void destroy_allocators_except(std::size_t keep) noexcept {
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (nodes_[i].used && i != keep) nodes_[i].a().~A();
+  }
+  void forget_array() noexcept {
+    nodes_ = nullptr;
+    capacity_ = 0;
+    free_ = npos;
+  }
+
+  Node* nodes_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t free_ = npos;
+};
+
+/// AllocatorListNodes<A, Bookkeeping>: an AllocatorList's node array, in memory from `Bookkeeping` (out-of-band).
+/// The partial specialization for NullAllocator keeps it inside the allocators themselves (in-band). Both forms own
+/// the array's growth and relocation and its free slots, and answer the list's questions: `capacity()`, `[i]`,
+/// `acquire(n, make)` (a slot holding a new allocator), `release(p)`, `holds_array(p)` (whether allocator p holds
+/// the array, so it must stay), `is_array(b)` (whether b is the array: never a caller's block), `clear()`.
+/// Growth, relocation and destruction are `[[gnu::cold]]`: they are rare, and an allocator's destructor inlined
+/// into them took g++'s inlining budget (a unit-wide limit) from the allocators' hot paths (docs/design_notes.md).
+template <class A, class Bookkeeping>
+class AllocatorListNodes : public AllocatorListSlots<A> {
+  using Base = AllocatorListSlots<A>;
+
+ public:
+  using typename Base::Acquired;
+  using typename Base::Node;
+  using Base::npos;
+  static constexpr bool in_band = false;
+  static_assert(Bookkeeping::alignment >= alignof(Node),
+                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the "
+                "factory's allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
+                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+
+  AllocatorListNodes() noexcept requires std::default_initializable<Bookkeeping> = default;
+  explicit AllocatorListNodes(Bookkeeping bk) noexcept : bk_(std::move(bk)) {}
+  AllocatorListNodes(AllocatorListNodes&& o) noexcept : Base(std::move(o)), bk_(std::move(o.bk_)) {}
+  AllocatorListNodes& operator=(AllocatorListNodes&& o) noexcept {
+    if (this != &o) {
+      clear();
+      bk_ = std::move(o.bk_);
+      this->take(o);
+    }
+    return *this;
+  }
+  ~AllocatorListNodes() { clear(); }
+
+  /// Out-of-band, no allocator holds the array and no block of theirs is it.
+  static constexpr bool holds_array(std::size_t) noexcept { return false; }
+  static constexpr bool is_array(Block) noexcept { return false; }
+
+  /// A slot holding a new allocator, made by `make(void* where, std::size_t n) -> bool` (false: none made); the
+  /// array doubles (from 4) when no slot is free. The slot is used, its live count 0 and its link npos.
+  template <class Make>
+  Acquired acquire(std::size_t n, Make&& make) noexcept {
+    if (this->full() && !grow()) return {};
+    return {this->fill_free_slot(n, make), npos};
+  }
+
+  /// Destroys every allocator and gives the array back.
+  [[gnu::cold]] void clear() noexcept {
+    if (!this->nodes_) return;
+    this->destroy_allocators_except(npos);
+    alloy::deallocate(bk_, this->array_block());
+    this->forget_array();
+  }
+
+  Bookkeeping& bookkeeping() noexcept { return bk_; }
+
+ private:
+  [[gnu::cold]] bool grow() noexcept {
+    std::size_t cap = 0, bytes = 0;
+    if (!this->next_capacity(cap, bytes)) return false;
+    const Block nb = bk_.allocate(bytes);
+    if (!nb) return false;
+    ALLOY_ASSERT(is_aligned(nb.ptr, alignof(Node)),
+                 "AllocatorList: the allocator that holds the nodes returned memory not aligned to alignof(Node)");
+    const Block old = this->array_block();
+    this->move_to(static_cast<Node*>(nb.ptr), cap);
+    if (old) alloy::deallocate(bk_, old);
+    return true;
+  }
+
+  [[no_unique_address]] Bookkeeping bk_{};
+};
+
+/// In-band: the array lives in one of the allocators (its "home"), which stays while it holds the array.
+template <class A>
+class AllocatorListNodes<A, NullAllocator> : public AllocatorListSlots<A> {
+  using Base = AllocatorListSlots<A>;
+
+ public:
+  using typename Base::Acquired;
+  using typename Base::Node;
+  using Base::npos;
+  static constexpr bool in_band = true;
+  static_assert(A::alignment >= alignof(Node),
+                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the "
+                "factory's allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
+                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+
+  AllocatorListNodes() = default;
+  AllocatorListNodes(AllocatorListNodes&& o) noexcept : Base(std::move(o)), home_(std::exchange(o.home_, npos)) {}
+  AllocatorListNodes& operator=(AllocatorListNodes&& o) noexcept {
+    if (this != &o) {
+      clear();
+      this->take(o);
+      home_ = std::exchange(o.home_, npos);
+    }
+    return *this;
+  }
+  ~AllocatorListNodes() { clear(); }
+
+  /// Whether allocator p holds the array (then it must not be destroyed).
+  bool holds_array(std::size_t p) const noexcept { return p == home_; }
+  /// Whether b is the array, i.e. starts where it does (its home owns it, but no caller ever got it).
+  bool is_array(Block b) const noexcept { return b.ptr != nullptr && b.ptr == this->nodes_; }
+
+  /// As the out-of-band form, but more slots come from the allocators: the home expands the array in place, or a
+  /// new allocator, made by make for n plus the larger array plus slack for alignment, takes the array and is the
+  /// answer (made for the request too); the old home gets its array back and is `vacated`. A Region keeps that
+  /// array unless it was its last block, but nothing uses it any more.
+  template <class Make>
+  Acquired acquire(std::size_t n, Make&& make) noexcept {
+    if (this->full() && !expand_in_place()) return relocate(n, make);
+    return {this->fill_free_slot(n, make), npos};
+  }
+
+  /// Destroys every allocator, the home last (the array lives in its memory: it is moved out first).
+  [[gnu::cold]] void clear() noexcept {
+    if (!this->nodes_) return;
+    this->destroy_allocators_except(home_);
+    A last(std::move((*this)[home_].a()));
+    (*this)[home_].a().~A();
+    this->forget_array();
+    home_ = npos;
+  }
+
+  NullAllocator& bookkeeping() noexcept { return bk_; }
+
+ private:
+  bool expand_in_place() noexcept {
+    if constexpr (has_expand<A>) {
+      std::size_t cap = 0, bytes = 0;
+      if (!this->nodes_ || !this->next_capacity(cap, bytes)) return false;
+      Block arr = this->array_block();
+      if (!(*this)[home_].a().expand(arr, bytes - arr.size)) return false;
+      this->add_free_slots(cap);
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  template <class Make>
+  [[gnu::cold]] Acquired relocate(std::size_t n, Make& make) noexcept {
+    std::size_t cap = 0, bytes = 0, want = 0;
+    if (!this->next_capacity(cap, bytes)) return {};
+    const std::size_t slack = 2 * (A::alignment > 128 ? A::alignment : 128);
+    if (!add_checked(n, bytes, want) || !add_checked(want, slack, want)) return {};
+    alignas(A) unsigned char raw[sizeof(A)];
+    if (!make(static_cast<void*>(raw), want)) return {};
+    A& fresh = *std::launder(reinterpret_cast<A*>(raw));
+    struct Destroy {
+      A& a;
+      ~Destroy() { a.~A(); }
+    } destroy{fresh};
+    const Block nb = fresh.allocate(bytes);
+    if (!nb) return {};
+    if (!is_aligned(nb.ptr, alignof(Node))) {
+      alloy::deallocate(fresh, nb);
+      return {};
+    }
+    const Block old = this->array_block();
+    const std::size_t old_home = home_;
+    this->move_to(static_cast<Node*>(nb.ptr), cap);
+    const std::size_t p = this->occupy_free_slot();  // the first new slot
+    ::new (static_cast<void*>((*this)[p].raw)) A(std::move(fresh));
+    home_ = p;
+    if (old) {
+      if constexpr (has_deallocate<A>) (void)(*this)[old_home].a().deallocate(old);
+    }
+    return {p, old_home};
+  }
+
+  std::size_t home_ = npos;  // the slot whose allocator holds the array
+  [[no_unique_address]] NullAllocator bk_{};
+};
 }  // namespace detail
 
 /// AllocatorList<Factory, BookkeepingAllocator = Mallocator>
@@ -32,7 +330,9 @@ using allocator_list_product_t = std::remove_cvref_t<std::invoke_result_t<const 
 /// allocator empty, at most one empty allocator is kept (the others are destroyed, so their memory goes back to their
 /// parent), which avoids thrashing at a boundary. The bookkeeping (one node per allocator, in an array whose freed
 /// slots are reused) comes from `BookkeepingAllocator`; with `NullAllocator` it lives inside the managed allocators
-/// themselves (D's "ouroboros" mode), which needs host-accessible allocators.
+/// themselves (D's "ouroboros" mode), which needs host-accessible allocators: the allocator holding the node array
+/// stays while it does, its `owns` answers yes for the array (as D), and the array is no caller's block (`empty()`
+/// does not count it; `deallocate`, `expand` and `reallocate` refuse it).
 /// Capabilities: allocate, deallocate_all (destroys every allocator), empty (no live block), `allocator_count()`;
 /// owns iff the allocators have owns; deallocate iff they have owns and deallocate; aligned_allocate iff they have
 /// aligned_allocate (a new allocator is asked for n + a - 1 bytes); expand iff they have owns and expand (the owner
@@ -96,18 +396,9 @@ class AllocatorList {
 
  private:
   using A = allocator_type;
-  static constexpr std::size_t npos = SIZE_MAX;
-  struct Node {
-    alignas(A) std::byte raw[sizeof(A)];
-    std::size_t live;  // blocks allocated from this allocator (the node array included, in-band)
-    std::size_t next;  // most-recently-used order when used, the free-slot chain when not
-    bool used;
-    A& a() noexcept { return *std::launder(reinterpret_cast<A*>(raw)); }
-  };
-  static_assert(in_band ? A::alignment >= alignof(Node) : BookkeepingAllocator::alignment >= alignof(Node),
-                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the factory's "
-                "allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
-                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+  // The one place where in-band and out-of-band differ: where the node array lives.
+  using Nodes = detail::AllocatorListNodes<A, BookkeepingAllocator>;
+  static constexpr std::size_t npos = Nodes::npos;
 
  public:
   AllocatorList() noexcept
@@ -118,36 +409,28 @@ class AllocatorList {
       : factory_(std::move(factory)) {}
   AllocatorList(Factory factory, BookkeepingAllocator bookkeeping) noexcept
     requires(!in_band)
-      : factory_(std::move(factory)), bk_(std::move(bookkeeping)) {}
+      : factory_(std::move(factory)), nodes_(std::move(bookkeeping)) {}
 
   AllocatorList(const AllocatorList&) = delete;
   AllocatorList& operator=(const AllocatorList&) = delete;
   AllocatorList(AllocatorList&& o) noexcept
       : factory_(std::move(o.factory_)),
-        bk_(std::move(o.bk_)),
-        nodes_(std::exchange(o.nodes_, nullptr)),
-        capacity_(std::exchange(o.capacity_, 0)),
+        nodes_(std::move(o.nodes_)),
         root_(std::exchange(o.root_, npos)),
-        free_(std::exchange(o.free_, npos)),
         count_(std::exchange(o.count_, 0)),
-        live_(std::exchange(o.live_, 0)),
-        home_(std::exchange(o.home_, npos)) {}
+        live_(std::exchange(o.live_, 0)) {}
   AllocatorList& operator=(AllocatorList&& o) noexcept {
     if (this != &o) {
       clear();
       factory_ = std::move(o.factory_);
-      bk_ = std::move(o.bk_);
-      nodes_ = std::exchange(o.nodes_, nullptr);
-      capacity_ = std::exchange(o.capacity_, 0);
+      nodes_ = std::move(o.nodes_);
       root_ = std::exchange(o.root_, npos);
-      free_ = std::exchange(o.free_, npos);
       count_ = std::exchange(o.count_, 0);
       live_ = std::exchange(o.live_, 0);
-      home_ = std::exchange(o.home_, npos);
     }
     return *this;
   }
-  ~AllocatorList() { clear(); }
+  ~AllocatorList() = default;  // the node storage destroys the allocators
 
   Block allocate(std::size_t n) noexcept {
     if (n == 0) return {};
@@ -191,7 +474,7 @@ class AllocatorList {
   }
 
   /// Whether one of the allocators owns `b` (that allocator moves to the front): yes if one says yes, no if all say
-  /// no, else unknown.
+  /// no, else unknown. In-band, the node array is owned too (by the allocator that holds it), as in D.
   Ternary owns(Block b) noexcept requires has_owns<A> {
     if (!b) return Ternary::no;
     Ternary result = Ternary::no;
@@ -265,7 +548,7 @@ class AllocatorList {
     return true;
   }
 
-  /// Whether no block is allocated (empty allocators may still be kept).
+  /// Whether no block is allocated (empty allocators may still be kept; in-band, the node array is not a block).
   Ternary empty() const noexcept { return to_ternary(live_ == 0); }
 
   /// Copies through the allocators' copy (they share one memory space). With no allocator alive, only n == 0 works.
@@ -277,7 +560,7 @@ class AllocatorList {
   /// Allocators alive (empty ones included).
   std::size_t allocator_count() const noexcept { return count_; }
   /// Node slots in the bookkeeping array (reused after an allocator is destroyed).
-  std::size_t node_capacity() const noexcept { return capacity_; }
+  std::size_t node_capacity() const noexcept { return nodes_.capacity(); }
   /// Calls f(allocator&) for each allocator, most recently used first.
   template <class F>
   void for_each_allocator(F&& f) {
@@ -285,11 +568,9 @@ class AllocatorList {
   }
 
   Factory& factory() noexcept { return factory_; }
-  BookkeepingAllocator& bookkeeping_allocator() noexcept { return bk_; }
+  BookkeepingAllocator& bookkeeping_allocator() noexcept { return nodes_.bookkeeping(); }
 
  private:
-  Block array_block() const noexcept { return {nodes_, capacity_ * sizeof(Node)}; }
-
   void took(std::size_t p, std::size_t prev) noexcept {
     ++nodes_[p].live;
     ++live_;
@@ -297,19 +578,24 @@ class AllocatorList {
   }
 
   // A new allocator for a request that no allocator could serve (want: the bytes to ask the factory for), and the
-  // block `op` takes from it. In-band, the allocator made to hold a larger node array is made for the request too,
-  // but its own rounding (a BitmappedBlock rounds the array and the request up to whole blocks) may leave the request
-  // out: then an allocator made for the request alone takes one of the slots the growth made (so the request does
-  // not fail where out-of-band it succeeds).
+  // block `op` takes from it. A new allocator that cannot serve it is destroyed, unless it took the node array
+  // (in-band growth makes it for the request and the larger array together, but its own rounding may still leave
+  // the request out: a BitmappedBlock rounds both up to whole blocks); then one more, made for the request alone,
+  // takes one of the slots the growth made, so that the request does not fail where out-of-band it succeeds.
+  // Cold: a new allocator is rare (as the node storage's growth, docs/design_notes.md).
   template <class Op>
-  Block from_new_allocator(std::size_t want, Op op) noexcept {
-    const std::size_t p = add_allocator(want);
-    if (p == npos) return {};
-    if (Block b = from_new(p, op(nodes_[p].a()))) return b;
-    if constexpr (in_band) {
-      if (p == home_ && free_ != npos) {
-        const std::size_t q = construct_at_free_slot(want);
-        if (q != npos) return from_new(q, op(nodes_[q].a()));
+  [[gnu::cold]] Block from_new_allocator(std::size_t want, Op op) noexcept {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const std::size_t p = add_allocator(want);
+      if (p == npos) return {};
+      if (Block b = op(nodes_[p].a())) {
+        ++nodes_[p].live;
+        ++live_;
+        return b;
+      }
+      if (!nodes_.holds_array(p)) {
+        destroy_node(p, npos);
+        return {};
       }
     }
     return {};
@@ -351,18 +637,6 @@ class AllocatorList {
     return true;
   }
 
-  // A block from the allocator just added at the front, or failure: then that allocator goes (unless it holds the
-  // in-band nodes).
-  Block from_new(std::size_t p, Block b) noexcept {
-    if (b) {
-      ++nodes_[p].live;
-      ++live_;
-      return b;
-    }
-    if (p != home_ && nodes_[p].live == 0) destroy_node(p, npos);
-    return {};
-  }
-
   void to_front(std::size_t p, std::size_t prev) noexcept {
     if (prev == npos) return;
     nodes_[prev].next = nodes_[p].next;
@@ -370,32 +644,31 @@ class AllocatorList {
     root_ = p;
   }
 
+  // The owner of b, a caller's block (the node array is none: no owner), and its predecessor in the list.
   std::size_t find_owner(Block b, std::size_t& prev) noexcept {
     prev = npos;
+    if (nodes_.is_array(b)) return npos;
     for (std::size_t p = root_; p != npos; prev = p, p = nodes_[p].next)
       if (alloy::owns(nodes_[p].a(), b) == Ternary::yes) return p;
     return npos;
   }
 
-  // Destroys node p (prev: its predecessor in the list, or npos when p is the root).
+  // Destroys node p (prev: its predecessor in the list, or npos when p is the root or unknown).
   void destroy_node(std::size_t p, std::size_t prev) noexcept {
     if (prev == npos && root_ != p) {
       for (std::size_t q = root_; q != npos; q = nodes_[q].next)
         if (nodes_[q].next == p) prev = q;
     }
     (prev == npos ? root_ : nodes_[prev].next) = nodes_[p].next;
-    nodes_[p].a().~A();
-    nodes_[p].used = false;
-    nodes_[p].next = free_;
-    free_ = p;
+    nodes_.release(p);
     --count_;
   }
 
-  // Keeps `keep` (just emptied) and destroys any other empty allocator.
+  // Keeps `keep` (just emptied) and destroys any other empty allocator (but not one that holds the node array).
   void release_empty_except(std::size_t keep) noexcept {
     for (std::size_t p = root_, prev = npos; p != npos;) {
       const std::size_t next = nodes_[p].next;
-      if (p != keep && p != home_ && nodes_[p].live == 0) {
+      if (p != keep && nodes_[p].live == 0 && !nodes_.holds_array(p)) {
         destroy_node(p, prev);
       } else {
         prev = p;
@@ -404,170 +677,30 @@ class AllocatorList {
     }
   }
 
-  // Moves the nodes into `fresh` (room for `cap` nodes) and threads the new slots onto the free chain.
-  void move_nodes_to(Node* fresh, std::size_t cap) noexcept {
-    for (std::size_t i = 0; i < capacity_; ++i) {
-      Node& o = nodes_[i];
-      Node* n = ::new (static_cast<void*>(fresh + i)) Node;
-      n->live = o.live;
-      n->next = o.next;
-      n->used = o.used;
-      if (o.used) {
-        ::new (static_cast<void*>(n->raw)) A(std::move(o.a()));
-        o.a().~A();
-      }
-    }
-    for (std::size_t i = cap; i-- > capacity_;) {
-      Node* n = ::new (static_cast<void*>(fresh + i)) Node;
-      n->live = 0;
-      n->used = false;
-      n->next = free_;
-      free_ = i;
-    }
-  }
-
-  // Creates an allocator for a request of n bytes at the front of the list; its index, or npos.
+  // Creates an allocator for a request of n bytes at the front of the list; its index, or npos. When the new
+  // allocator took the node array (in-band growth), the allocator the array left goes at once if it holds no block.
   std::size_t add_allocator(std::size_t n) noexcept {
-    if (free_ == npos) {
-      if constexpr (in_band) {
-        if (!grow_in_band(n)) return npos;
-        if (just_added_ != npos) return std::exchange(just_added_, npos);
-      } else {
-        if (!grow_out_of_band()) return npos;
-      }
-    }
-    return construct_at_free_slot(n);
-  }
-
-  std::size_t construct_at_free_slot(std::size_t n) noexcept {
-    const std::size_t p = free_;
-    if (!make_at(static_cast<void*>(nodes_[p].raw), n)) return npos;
-    free_ = nodes_[p].next;
-    nodes_[p].used = true;
-    nodes_[p].live = 0;
+    const auto [p, vacated] =
+        nodes_.acquire(n, [this](void* where, std::size_t m) noexcept { return make_at(where, m); });
+    if (p == npos) return npos;
     nodes_[p].next = root_;
     root_ = p;
     ++count_;
+    if (nodes_.holds_array(p) && vacated != npos && nodes_[vacated].live == 0) destroy_node(vacated, npos);
     return p;
   }
 
-  static bool grown_capacity(std::size_t cap, std::size_t& out, std::size_t& bytes) noexcept {
-    out = cap ? cap * 2 : 4;
-    return out > cap && mul_checked(out, sizeof(Node), bytes) && bytes <= PTRDIFF_MAX;
-  }
-
-  bool grow_out_of_band() noexcept {
-    std::size_t cap = 0, bytes = 0;
-    if (!grown_capacity(capacity_, cap, bytes)) return false;
-    const Block nb = bk_.allocate(bytes);
-    if (!nb) return false;
-    ALLOY_ASSERT(is_aligned(nb.ptr, alignof(Node)),
-                 "AllocatorList: the allocator that holds the nodes returned memory not aligned to alignof(Node)");
-    const Block old = array_block();
-    move_nodes_to(static_cast<Node*>(nb.ptr), cap);
-    nodes_ = static_cast<Node*>(nb.ptr);
-    capacity_ = cap;
-    if (old) alloy::deallocate(bk_, old);
-    return true;
-  }
-
-  // In-band: more node slots, inside the allocators. Either the allocator holding the array expands it in place, or
-  // a new allocator is made big enough for the request and a larger array, the nodes move there and the new
-  // allocator takes the first new slot (`just_added_`).
-  bool grow_in_band(std::size_t n) noexcept {
-    std::size_t cap = 0, bytes = 0;
-    if (!grown_capacity(capacity_, cap, bytes)) return false;
-    if constexpr (has_expand<A>) {
-      if (nodes_) {
-        Block arr = array_block();
-        if (nodes_[home_].a().expand(arr, bytes - arr.size)) {
-          move_nodes_in_place(cap);
-          return true;
-        }
-      }
-    }
-    std::size_t want = 0;
-    const std::size_t slack = 2 * (A::alignment > 128 ? A::alignment : 128);
-    if (!add_checked(n, bytes, want) || !add_checked(want, slack, want)) return false;
-    alignas(A) unsigned char raw[sizeof(A)];
-    if (!make_at(raw, want)) return false;
-    A& fresh = *std::launder(reinterpret_cast<A*>(raw));
-    struct Destroy {
-      A& a;
-      ~Destroy() { a.~A(); }
-    } destroy{fresh};
-    const Block nb = fresh.allocate(bytes);
-    if (!nb) return false;
-    if (!is_aligned(nb.ptr, alignof(Node))) {
-      alloy::deallocate(fresh, nb);
-      return false;
-    }
-    const Block old = array_block();
-    const std::size_t old_home = home_;
-    move_nodes_to(static_cast<Node*>(nb.ptr), cap);
-    nodes_ = static_cast<Node*>(nb.ptr);
-    capacity_ = cap;
-    // The new allocator takes the free slot at the head of the chain (the first new one).
-    const std::size_t p = free_;
-    free_ = nodes_[p].next;
-    ::new (static_cast<void*>(nodes_[p].raw)) A(std::move(fresh));
-    nodes_[p].used = true;
-    nodes_[p].live = 1;  // the array
-    nodes_[p].next = root_;
-    root_ = p;
-    ++count_;
-    home_ = p;
-    just_added_ = p;
-    // The old array goes back to the old home. A Region keeps it (only its last block goes back), but nothing uses
-    // it any more: the old home stops counting it either way, and goes once its blocks are freed (otherwise, over
-    // Regions, every old home would stay alive, one more each time the array doubled).
-    if (old && old_home != npos) {
-      if constexpr (has_deallocate<A>) (void)nodes_[old_home].a().deallocate(old);
-      if (--nodes_[old_home].live == 0) destroy_node(old_home, npos);
-    }
-    return true;
-  }
-
-  void move_nodes_in_place(std::size_t cap) noexcept {
-    for (std::size_t i = cap; i-- > capacity_;) {
-      Node* n = ::new (static_cast<void*>(nodes_ + i)) Node;
-      n->live = 0;
-      n->used = false;
-      n->next = free_;
-      free_ = i;
-    }
-    capacity_ = cap;
-  }
-
   void clear() noexcept {
-    if (!nodes_) return;
-    for (std::size_t i = 0; i < capacity_; ++i)
-      if (nodes_[i].used && i != home_) nodes_[i].a().~A();
-    if constexpr (in_band) {
-      A last(std::move(nodes_[home_].a()));  // the array lives in its memory: destroy it last, from outside
-      nodes_[home_].a().~A();
-    } else {
-      alloy::deallocate(bk_, array_block());
-    }
-    nodes_ = nullptr;
-    reset();
-  }
-  void reset() noexcept {
-    capacity_ = 0;
-    root_ = free_ = home_ = just_added_ = npos;
+    nodes_.clear();
+    root_ = npos;
     count_ = live_ = 0;
   }
 
   [[no_unique_address]] Factory factory_{};
-  [[no_unique_address]] BookkeepingAllocator bk_{};
-  Node* nodes_ = nullptr;
-  std::size_t capacity_ = 0;
+  Nodes nodes_;
   std::size_t root_ = npos;
-  std::size_t free_ = npos;
   std::size_t count_ = 0;
   std::size_t live_ = 0;
-  std::size_t home_ = npos;        // in-band: the slot whose allocator holds the node array
-  std::size_t just_added_ = npos;  // in-band: the allocator grow_in_band made for the pending request
 };
 
 /// SharedAllocatorList<Factory, BookkeepingAllocator = Mallocator>

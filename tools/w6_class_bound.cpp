@@ -4,6 +4,11 @@
 // count of live blocks) x (class size). This program replays the sequence (same generator and seed as
 // benchmarks/common.hpp's Xorshift64s) and prints that sum for classes of 16, 64 and 256 bytes, beside the peak
 // live bytes, which must equal W6's peak_live_bytes (288 KiB) as a check that the sequence is the same.
+// Then, for 16-byte classes over a bump pointer, what borrowing across classes does to the bytes held (the bump's
+// high-water mark): a request whose class list is empty takes a free block of a larger class, up to f times its
+// class size, before it bumps; the block then goes back either to the list of the request's class (its capacity
+// is lost to the smaller class) or to the list of its own capacity (which needs the capacity at free: a header or
+// a side table, since a Block carries the requested size).
 //   g++ -std=c++20 -O2 tools/w6_class_bound.cpp -o /tmp/w6_class_bound && /tmp/w6_class_bound
 #include <algorithm>
 #include <cstdint>
@@ -52,5 +57,39 @@ int main() {
     for (std::size_t c = 0; c < peak[k].size(); ++c) sum += peak[k][c] * (c + 1) * steps_per_class[k];
     std::printf("%3zu-byte classes: sum of per-class high-water marks %zu bytes (%.1f KiB)\n", steps_per_class[k], sum,
                 sum / 1024.0);
+  }
+  constexpr std::size_t step = 16, nc = max_size / step;
+  for (const bool back_to_own : {false, true}) {
+    for (const double f : {1.25, 1.5, 2.0, 64.0}) {
+      std::vector<std::size_t> size(slots, 0), cap(slots, 0);
+      std::vector<std::vector<std::size_t>> lists(nc);  // the capacities of the free blocks on each class's list
+      std::size_t held = 0, borrowed = 0, allocations = 0;
+      Xorshift64s r;
+      for (std::size_t i = 0; i < steps; ++i) {
+        const std::size_t k = r.next() % slots;
+        if (size[k] == 0) {
+          const std::size_t n = 1 + r.next() % max_size, c = (n - 1) / step;
+          std::size_t got = 0;
+          ++allocations;
+          for (std::size_t d = c; d < nc && (d + 1) <= f * (c + 1); ++d) {
+            if (!lists[d].empty()) {
+              got = lists[d].back();
+              lists[d].pop_back();
+              borrowed += d != c;
+              break;
+            }
+          }
+          if (!got) held += got = (c + 1) * step;
+          size[k] = n;
+          cap[k] = got;
+        } else {
+          lists[back_to_own ? (cap[k] - 1) / step : (size[k] - 1) / step].push_back(cap[k]);
+          size[k] = 0;
+        }
+      }
+      std::printf("16-byte classes, borrowing up to %4.2fx, freed to the %s class: held %.1f KiB (%.1f%% of "
+                  "allocations borrowed)\n",
+                  f, back_to_own ? "block's own" : "request's", held / 1024.0, 100.0 * borrowed / allocations);
+    }
   }
 }

@@ -46,7 +46,7 @@ namespace alloy {
 /// Example:
 /// ```cpp
 /// #include <alloy/mallocator.hpp>
-/// alloy::BitmappedBlock<64, 16, alloy::Mallocator> a(64 * 1024);    // 1024 blocks of 64 bytes
+/// alloy::BitmappedBlock<64, 16, alloy::Mallocator> a(65536);        // 64 KiB: 1024 blocks of 64 bytes
 /// CHECK(a.block_count() == 1024);
 /// alloy::Block x = a.allocate(100);                                 // 2 blocks
 /// alloy::Block y = a.allocate(10);                                  // the next block
@@ -89,7 +89,7 @@ class BitmappedBlock
 /// ```cpp
 /// #include <thread>
 /// #include <alloy/mallocator.hpp>
-/// alloy::SharedBitmappedBlock<64, 16, alloy::Mallocator> a(64 * 1024);
+/// alloy::SharedBitmappedBlock<64, 16, alloy::Mallocator> a(65536);  // 64 KiB
 /// alloy::Block b1{}, b2{};
 /// std::thread t1([&] { b1 = a.allocate(64); });
 /// std::thread t2([&] { b2 = a.allocate(64); });
@@ -123,7 +123,7 @@ class SharedBitmappedBlock
 /// Thread safety: none. Failure: BitmappedBlock's.
 /// Example:
 /// ```cpp
-/// std::vector<std::byte> mem(64 * 1024);
+/// std::vector<std::byte> mem(65536);  // 64 KiB
 /// alloy::BitmappedBlockWithInternalPointers<64> a{std::span<std::byte>(mem)};
 /// alloy::Block b = a.allocate(200);                                 // 4 blocks
 /// alloy::Block r{};

@@ -527,7 +527,7 @@ namespace detail {
 #define ALLOY_DETAIL_CAS16 1
 #endif
 #if defined(ALLOY_DETAIL_CAS16)
-__extension__ typedef unsigned __int128 uint128;
+__extension__ typedef unsigned __int128 uint128;  // NOLINT(modernize-use-using): __extension__ takes no alias-declaration
 #endif
 struct alignas(16) TaggedPointer {
   void* ptr;

@@ -51,7 +51,7 @@ using threshold = std::integral_constant<std::size_t, N>;
 /// using Medium = alloy::Region<alloy::Mallocator>;
 /// using A = alloy::Segregator<64, Small, alloy::threshold<1024>, Medium, alloy::Mallocator>;
 /// // five arguments: Segregator<64, Small, Segregator<1024, Medium, Mallocator>> (D's tree), built from its parts
-/// A a(Small(64 * 64), alloy::Segregator<1024, Medium, alloy::Mallocator>(Medium(1 << 16), {}));
+/// A a(Small(4096), alloy::Segregator<1024, Medium, alloy::Mallocator>(Medium(1 << 16), {}));
 /// static_assert(std::is_base_of_v<alloy::Segregator<64, Small, alloy::Segregator<1024, Medium, alloy::Mallocator>>, A>);
 /// static_assert(std::is_same_v<decltype(a.allocator_for_size<64>()), Small&>);
 /// static_assert(std::is_same_v<decltype(a.allocator_for_size<65>()), Medium&>);

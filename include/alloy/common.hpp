@@ -78,8 +78,9 @@ inline bool is_aligned(const void* p, std::size_t a) noexcept {
 inline std::uintptr_t align_up(std::uintptr_t p, std::size_t a) noexcept {
   return (p + a - 1) & ~std::uintptr_t(a - 1);
 }
-inline void* align_up(void* p, std::size_t a) noexcept {
-  return reinterpret_cast<void*>(align_up(reinterpret_cast<std::uintptr_t>(p), a));
+inline void* align_up(void* p, std::size_t a) noexcept {  // pointer arithmetic: keeps p's provenance
+  const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(p);
+  return static_cast<char*>(p) + (align_up(u, a) - u);
 }
 inline std::uintptr_t address_of(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
 // NOLINTNEXTLINE(performance-no-int-to-ptr): on purpose

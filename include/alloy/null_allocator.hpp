@@ -29,7 +29,7 @@ namespace alloy {
 /// static_assert(std::is_empty_v<alloy::NullAllocator>);
 /// ```
 struct NullAllocator {
-  static constexpr std::size_t alignment = 64 * 1024;
+  static constexpr std::size_t alignment = std::size_t{64} * 1024;
   static const NullAllocator instance;
 
   Block allocate(std::size_t) const noexcept { return {}; }

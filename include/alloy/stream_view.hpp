@@ -18,11 +18,12 @@
 /// CHECK(raw == nullptr);
 /// struct fake_stream_ref {                // the shape of cuda::stream_ref
 ///   using value_type = CUstream_st*;
-///   fake_stream_ref(value_type v) : v_(v) {}
+///   fake_stream_ref(value_type v) : v_(v) {}  // NOLINT(google-explicit-constructor): implicit, as cuda::stream_ref's
 ///   value_type get() const noexcept { return v_; }
 ///   value_type v_;
 /// };
-/// auto* handle = reinterpret_cast<CUstream_st*>(std::uintptr_t{0x1000});
+/// alignas(16) static unsigned char stream_object[16];  // stands in for a stream the driver made
+/// auto* handle = reinterpret_cast<CUstream_st*>(stream_object);
 /// fake_stream_ref r = alloy::stream_view(handle);   // stream_view -> stream_ref
 /// CHECK(r.get() == handle);
 /// alloy::stream_view back = r;                      // stream_ref -> stream_view

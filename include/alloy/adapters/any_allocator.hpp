@@ -216,7 +216,10 @@ class AnyAllocator {
   /// stateful stack is stored (one heap record).
   template <class A>
     requires allocator<std::remove_cvref_t<A>> && (!std::is_same_v<std::remove_cvref_t<A>, AnyAllocator>)
-  AnyAllocator(A&& a) {  // NOLINT(google-explicit-constructor): any stack converts to an AnyAllocator
+  // Implicit: any stack converts to an AnyAllocator. The requires clause leaves AnyAllocator itself to the copy and
+  // move constructors, which the forwarding reference would otherwise hide.
+  // NOLINTNEXTLINE(google-explicit-constructor,bugprone-forwarding-reference-overload)
+  AnyAllocator(A&& a) {
     using S = std::remove_cvref_t<A>;
     if constexpr (detail::any_inline<S>) {
       vt_ = &detail::AnyOps<S, detail::AnyMode::inline_stateless>::table;

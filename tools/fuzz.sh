@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The fuzzers of tests/fuzz (libFuzzer, clang 14, ASan + UBSan, -O1: the fuzz preset).
-# Usage: tools/fuzz.sh [--long] [--jobs N] [name ...]     (names as in tests/fuzz/<name>.cpp; default: all)
+# Usage: tools/fuzz.sh [--long | --time S] [--jobs N] [name ...]   (names as in tests/fuzz/<name>.cpp; default: all)
 #   default: a smoke run, each fuzzer over its seed corpus plus 20 seconds of generated inputs.
 #   --long:  10^7 executions per fuzzer (before a release), growing a working corpus in build/fuzz/corpus/<name>
 #            (seeded from tests/fuzz/corpus/<name>; the repository's seeds are not written to).
+#   --time S: as --long, but S seconds per fuzzer instead of 10^7 executions (a campaign that fits a session).
 # Per fuzzer it prints one row: executions, coverage (libFuzzer's cov: and ft:), findings, wall time; the rows of a
 # --long run go into docs/reliability.md. Findings (crash-*, leak-*, timeout-*, oom-*) are kept in
 # build/fuzz/findings/; reproduce one with build/fuzz/tests/fuzz/fuzz_<name> <file>.
@@ -11,10 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/deps.sh
 ensure_packages cmake ninja-build clang libboost-dev doctest-dev
-long=0 jobs=1 names=()
+long=0 seconds=0 jobs=1 names=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --long) long=1 ;;
+    --time) long=1 seconds="$2"; shift ;;
     --jobs) jobs="$2"; shift ;;
     *) names+=("$1") ;;
   esac
@@ -32,7 +34,8 @@ run_one() {
         -print_final_stats=1)
   if [ "$long" = 1 ]; then
     mkdir -p "build/fuzz/corpus/$name"
-    args+=(-runs=10000000 "build/fuzz/corpus/$name" "tests/fuzz/corpus/$name")
+    if [ "$seconds" -gt 0 ]; then args+=(-max_total_time="$seconds"); else args+=(-runs=10000000); fi
+    args+=("build/fuzz/corpus/$name" "tests/fuzz/corpus/$name")
   else
     local seeds
     seeds=$(ls -d "tests/fuzz/corpus/$name"/* 2>/dev/null | paste -sd, -)
@@ -53,7 +56,7 @@ run_one() {
   return $rc
 }
 export -f run_one
-export long
+export long seconds
 echo "| fuzzer | executions | cov | ft | findings | wall | result |"
 echo "|---|---|---|---|---|---|---|"
 status=0

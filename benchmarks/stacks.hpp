@@ -485,8 +485,10 @@ using AlloyW5 = mp_list<>;
 
 #ifndef ALLOY_BENCH_MALLOC_ONLY
 /// The showcase, a general-purpose allocator in one type (examples/general_purpose.hpp, docs/cookbook.md): 16-byte
-/// size classes of free lists over a growing pool of 32 KiB regions, malloc above 512 bytes.
-inline constexpr char GeneralPurposeName[] = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)";
+/// size classes whose lists borrow from larger classes (up to 1.5x), over 16 KiB regions aligned to 16 KiB with a
+/// capacity map each, malloc above 512 bytes.
+inline constexpr char GeneralPurposeName[] =
+    "GeneralPurpose (16 B classes borrowing up to 1.5x, capacity map per 16 KiB region, malloc above 512 B)";
 struct GeneralPurposeStack {
   static constexpr const char* name = GeneralPurposeName;
   static constexpr const char* label = "alloy GeneralPurpose";
@@ -516,6 +518,16 @@ struct GeneralPurposeStack {
       Target{.workload = "replay", .check = "replay_faster_than",
              .goal = "replay {trace}: GeneralPurpose faster than glibc malloc (peak held beside)",
              .of = {malloc_named("glibc malloc")}}};
+};
+/// The first showcase, kept for comparison (examples/general_purpose.hpp, GeneralPurposeFixedClasses): the same
+/// classes without borrowing, as Bucketizer<FreeList> over an AllocatorList of 32 KiB Regions.
+inline constexpr char GeneralPurposeFixedName[] =
+    "GeneralPurposeFixedClasses (size-class free lists over regions, malloc above 512 B)";
+struct GeneralPurposeFixedStack {
+  static constexpr const char* name = GeneralPurposeFixedName;
+  static constexpr const char* label = "alloy GP fixed classes";
+  static constexpr bool anchor = false;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurposeFixedClasses<>{}; }
 };
 /// The variants with memory that goes back (examples/general_purpose.hpp, GeneralPurposeBitmapped): at most K blocks
 /// cached per size class over an AllocatorList of BitmappedBlock<16> chunks; K = 0: no free lists. Measured for W6's
@@ -580,7 +592,8 @@ using W5Stacks = mp_list<GlibcMalloc>;
 using W1Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, mp_list<FloorWord, FloorWordArena>, AlloyW12>;
 using W2Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool>, FoonathanW12, AlloyW12>;
 using W3Stacks = mp_append<mp_list<GlibcMalloc, PmrUnsyncPool, FloorSummaryFirstFit, NullLoop>, AlloyW3,
-                           mp_list<GeneralPurposeStack>, GeneralPurposeBitmappedVariants<GpbW3>>;
+                           mp_list<GeneralPurposeStack, GeneralPurposeFixedStack>,
+                           GeneralPurposeBitmappedVariants<GpbW3>>;
 /// W3 again at 1, 4, 64 and 256 MiB arenas: the first-fit search must not slow down with the arena (issue 3).
 using W3ArenaStacks = AlloyW3;
 using W4Stacks = mp_append<mp_list<GlibcMallocTracked, PmrMonotonic>, FoonathanW4, mp_list<FloorBumpPointer>, AlloyW4>;

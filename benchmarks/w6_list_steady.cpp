@@ -58,6 +58,14 @@ struct CountingMallocator {
     }
     return b;
   }
+  alloy::Block aligned_allocate(std::size_t n, std::size_t a) noexcept {
+    alloy::Block b = alloy::AlignedMallocator::instance.aligned_allocate(n, a);
+    if (b) {
+      held += b.size;
+      peak = std::max(peak, held);
+    }
+    return b;
+  }
   bool deallocate(alloy::Block b) noexcept {
     held -= b.size;
     return alloy::Mallocator::instance.deallocate(b);
@@ -82,8 +90,8 @@ struct ListOfBitmapped {
   static std::size_t peak_held() { return CountingMallocator::peak; }  // exact: counted at every parent call
   static constexpr std::size_t sample_every = 1u << 30;
 };
-/// The showcase (examples/general_purpose.hpp) over the same counting parent: its regions, the list's nodes and
-/// the blocks above 512 bytes all come from CountingMallocator, so its peak held is exact.
+/// The showcase (examples/general_purpose.hpp) over the same counting parent: its regions (aligned_allocate), the
+/// list's nodes and the blocks above 512 bytes all come from CountingMallocator, so its peak held is exact.
 struct GeneralPurposeW6 {  // its targets are GeneralPurposeStack's (stacks.hpp), W6's among them
   static constexpr const char* name = GeneralPurposeName;
   static constexpr const char* label = GeneralPurposeStack::label;
@@ -102,7 +110,13 @@ struct GeneralPurposeBitmappedW6 : GeneralPurposeW6 {
   static constexpr const char* label = gpb_label<K>;
   static auto make(std::size_t) { return alloy_examples::GeneralPurposeBitmapped<CountingMallocator, K>{}; }
 };
-using W6Stacks = mp_append<mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6>,
+/// The first showcase without borrowing (GeneralPurposeFixedClasses), same counting parent.
+struct GeneralPurposeFixedW6 : GeneralPurposeW6 {
+  static constexpr const char* name = GeneralPurposeFixedName;
+  static constexpr const char* label = GeneralPurposeFixedStack::label;
+  static auto make(std::size_t) { return alloy_examples::GeneralPurposeFixedClasses<CountingMallocator>{}; }
+};
+using W6Stacks = mp_append<mp_list<MallocW6, ListOfBitmapped, GeneralPurposeW6, GeneralPurposeFixedW6>,
                            GeneralPurposeBitmappedVariants<GeneralPurposeBitmappedW6>>;
 #else
 using W6Stacks = mp_list<MallocW6>;

@@ -1,6 +1,7 @@
 // A general-purpose host allocator in one type (examples/general_purpose.hpp; docs/cookbook.md explains the layers):
-// size classes of free lists over a growing pool of regions, malloc above 512 bytes. This program checks what the
-// type promises and exits non-zero on the first wrong result.
+// size classes of free lists that borrow from larger classes, over a growing pool of regions, malloc above 512 bytes.
+// This program checks what the type promises and exits non-zero on the first wrong result; then the same for the
+// variants kept for comparison (GeneralPurposeFixedClasses, GeneralPurposeBitmapped).
 #include "general_purpose.hpp"
 
 #include <alloy/alloy.hpp>
@@ -66,7 +67,7 @@ void randomized(A& a, const char* what) {
 int main() {
   using GP = alloy_examples::GeneralPurpose<>;
   static_assert(alloy::allocator<GP> && alloy::has_deallocate<GP> && alloy::has_reallocate<GP> &&
-                alloy::has_aligned_allocate<GP> && GP::alignment == 16);
+                alloy::has_expand<GP> && alloy::has_aligned_allocate<GP> && GP::alignment == 16);
   static_assert(!alloy::has_owns<GP>);  // malloc cannot answer owns, so the stack does not declare it
   GP gp;
 
@@ -83,7 +84,21 @@ int main() {
     alloy::Block c = gp.allocate(33);  // the next class: another block
     check(c && c.ptr != b.ptr, "another class, another block");
     check(gp.deallocate(b) && gp.deallocate(c), "deallocate");
-    check(gp.pool().allocator_count() == 1, "one 32 KiB region so far");
+    check(gp.pool().allocator_count() == 1, "one 16 KiB region so far");
+  }
+
+  // Borrowing: a class whose list is empty takes a free block of a larger class (up to 1.5x its size), which goes
+  // back to the list of its own capacity when freed; the bytes up to that capacity are usable in place (expand).
+  {
+    alloy::Block a = gp.allocate(90);  // class 96
+    check(gp.deallocate(a), "deallocate(90)");
+    alloy::Block b = gp.allocate(70);  // class 80 is empty: borrows the 96-byte block
+    check(b.ptr == a.ptr && b.size == 70, "a class borrows a larger free block");
+    check(gp.expand(b, 26) && b.size == 96 && !gp.expand(b, 1), "expand in place up to the block's capacity");
+    check(gp.deallocate(b), "deallocate the borrowed block");
+    alloy::Block c = gp.allocate(96);  // back in the 96-byte class
+    check(c.ptr == a.ptr, "a freed block goes back to its own capacity's class");
+    check(gp.deallocate(c), "deallocate");
   }
 
   // Large sizes go to malloc, and the pool does not grow for them.
@@ -155,8 +170,21 @@ int main() {
     check(ok, "randomized: every block intact, sizes and alignments as asked");
     for (Slot& s : slots)
       if (s.b) check(intact(s.b, s.id, s.b.size) && gp.deallocate(s.b), "randomized: final blocks intact");
-    std::printf("general_purpose: 3 * 10^5 random steps; the pool holds %zu regions of 32 KiB or more\n",
+    std::printf("general_purpose: 3 * 10^5 random steps; the pool holds %zu regions of 16 KiB\n",
                 gp.pool().allocator_count());
+  }
+
+  // GeneralPurposeFixedClasses: the same classes without borrowing (alloy's blocks only): a block stays in its class.
+  {
+    using GPF = alloy_examples::GeneralPurposeFixedClasses<>;
+    static_assert(alloy::allocator<GPF> && alloy::has_reallocate<GPF> && alloy::has_aligned_allocate<GPF>);
+    GPF f;
+    alloy::Block a = f.allocate(90);
+    check(f.deallocate(a), "GeneralPurposeFixedClasses: deallocate");
+    alloy::Block b = f.allocate(70);
+    check(b && b.ptr != a.ptr, "GeneralPurposeFixedClasses: no borrowing across classes");
+    check(f.deallocate(b), "GeneralPurposeFixedClasses: deallocate");
+    randomized(f, "GeneralPurposeFixedClasses");
   }
 
   // GeneralPurposeBitmapped: the same shape with at most K blocks cached per class over bitmapped chunks, so that

@@ -9,6 +9,14 @@
 // class size, before it bumps; the block then goes back either to the list of the request's class (its capacity
 // is lost to the smaller class) or to the list of its own capacity (which needs the capacity at free: a header or
 // a side table, since a Block carries the requested size).
+// Last, the design that examples/general_purpose.hpp's GeneralPurpose builds (borrowing up to 1.5x, freed to the
+// block's own class) over regions of R bytes as an AllocatorList of Regions serves them (the most recently used
+// region first, a new region when none has room), each region's first bytes a map of the blocks' classes: one byte
+// per 16-byte granule (R / 16, what GeneralPurpose uses) or one bit per granule marking block starts (R / 128, a
+// block's capacity then being the distance to the next start); or no map and a 16-byte header in every block (the
+// request grows by 16 bytes, so a 512-byte request takes a 528-byte block). Held = regions x R plus the list's node
+// array (48 bytes a node, capacity doubling), which is what W6's counting parent sees; carved = the bytes bumped
+// (maps included), which does not round to whole regions.
 //   g++ -std=c++20 -O2 tools/w6_class_bound.cpp -o /tmp/w6_class_bound && /tmp/w6_class_bound
 #include <algorithm>
 #include <cstdint>
@@ -90,6 +98,51 @@ int main() {
       std::printf("16-byte classes, borrowing up to %4.2fx, freed to the %s class: held %.1f KiB (%.1f%% of "
                   "allocations borrowed)\n",
                   f, back_to_own ? "block's own" : "request's", held / 1024.0, 100.0 * borrowed / allocations);
+    }
+  }
+  for (const std::size_t map_div : {std::size_t{16}, std::size_t{128}, std::size_t{0}}) {  // 0: a header, no map
+    const std::size_t header = map_div == 0 ? step : 0, ncl = (max_size + header) / step;
+    for (const std::size_t region : {std::size_t{8} << 10, std::size_t{16} << 10, std::size_t{32} << 10,
+                                     std::size_t{64} << 10}) {
+      const std::size_t map =
+          map_div == 0 ? 0 : std::max<std::size_t>(step, (region / map_div + step - 1) / step * step);
+      std::vector<std::size_t> size(slots, 0), cap(slots, 0), bump;  // bump: each region's offset, MRU first
+      std::vector<std::vector<std::size_t>> lists(ncl);
+      Xorshift64s r;
+      for (std::size_t i = 0; i < steps; ++i) {
+        const std::size_t k = r.next() % slots;
+        if (size[k] == 0) {
+          const std::size_t n = 1 + r.next() % max_size + header, c = (n - 1) / step;
+          std::size_t got = 0;
+          for (std::size_t d = c; d < ncl && 2 * (d + 1) <= 3 * (c + 1); ++d) {
+            if (!lists[d].empty()) {
+              got = lists[d].back();
+              lists[d].pop_back();
+              break;
+            }
+          }
+          if (!got) {
+            got = (c + 1) * step;
+            std::size_t j = 0;
+            while (j < bump.size() && bump[j] + got > region) ++j;
+            if (j == bump.size()) bump.push_back(map);
+            bump[j] += got;
+            std::rotate(bump.begin(), bump.begin() + j, bump.begin() + j + 1);
+          }
+          size[k] = n;
+          cap[k] = got;
+        } else {
+          lists[(cap[k] - 1) / step].push_back(cap[k]);
+          size[k] = 0;
+        }
+      }
+      std::size_t nodes = 1, carved = 0;
+      while (nodes < bump.size()) nodes *= 2;
+      for (const std::size_t b : bump) carved += b;
+      std::printf("borrowing up to 1.5x over %2zu KiB regions, %s: %zu regions, held %.1f KiB, carved %.1f KiB\n",
+                  region >> 10, map_div == 16 ? "a byte map per granule" : map_div == 128 ? "a bit map per granule "
+                                                                                         : "a 16-byte header      ",
+                  bump.size(), (bump.size() * region + nodes * 48) / 1024.0, carved / 1024.0);
     }
   }
 }

@@ -121,12 +121,22 @@ using BitmappedStacks = boost::mp11::mp_list<>;
 #if __has_include("../../examples/general_purpose.hpp")
 #include "../../examples/general_purpose.hpp"
 namespace alloy::replay {
-/// The showcase (examples/general_purpose.hpp): size-class free lists over a growing pool of regions, the C heap
-/// above 512 bytes and for aligned blocks above 512; everything from CountingMallocator.
+/// The showcase (examples/general_purpose.hpp): 16-byte classes that borrow from larger ones, over 16 KiB regions
+/// aligned to 16 KiB with a capacity map each, the C heap above 512 bytes and for aligned blocks above 512;
+/// everything from CountingMallocator.
 struct GeneralPurposeStack {
-  static constexpr const char* name = "GeneralPurpose (size-class free lists over regions, malloc above 512 B)";
+  static constexpr const char* name =
+      "GeneralPurpose (16 B classes borrowing up to 1.5x, capacity map per 16 KiB region, malloc above 512 B)";
   static auto make(const TraceStats&) {
     return std::make_unique<AlloyTarget<alloy_examples::GeneralPurpose<CountingMallocator>>>();
+  }
+};
+/// The first showcase, without borrowing: size-class free lists over a growing pool of 32 KiB regions.
+struct GeneralPurposeFixedStack {
+  static constexpr const char* name =
+      "GeneralPurposeFixedClasses (size-class free lists over regions, malloc above 512 B)";
+  static auto make(const TraceStats&) {
+    return std::make_unique<AlloyTarget<alloy_examples::GeneralPurposeFixedClasses<CountingMallocator>>>();
   }
 };
 /// The variant that gives freed blocks back (8 cached per class over 64 KiB BitmappedBlock<16> chunks).
@@ -136,7 +146,8 @@ struct GeneralPurposeBitmappedStack {
     return std::make_unique<AlloyTarget<alloy_examples::GeneralPurposeBitmapped<CountingMallocator, 8>>>();
   }
 };
-using GeneralPurposeStacks = boost::mp11::mp_list<GeneralPurposeStack, GeneralPurposeBitmappedStack>;
+using GeneralPurposeStacks =
+    boost::mp11::mp_list<GeneralPurposeStack, GeneralPurposeFixedStack, GeneralPurposeBitmappedStack>;
 }  // namespace alloy::replay
 #else
 namespace alloy::replay {

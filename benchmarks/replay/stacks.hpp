@@ -2,6 +2,7 @@
 // The stacks alloy-replay runs a trace on: one descriptor per stack, and the Mp11 list `Stacks` at the bottom.
 // To add a stack: write a descriptor (a name and make(stats) returning a target, see replay.hpp) and add it to the
 // list (one line). Alloy stacks draw from CountingMallocator so that the bytes they hold are counted.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <memory_resource>

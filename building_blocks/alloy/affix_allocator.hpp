@@ -7,7 +7,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -261,8 +260,8 @@ class AffixAllocator {
     return b;
   }
   static void destroy(Block b) noexcept {
-    if constexpr (P != 0) std::destroy_at(&prefix(b));
-    if constexpr (S != 0) std::destroy_at(&suffix(b));
+    if constexpr (P != 0) detail::destroy_at(&prefix(b));
+    if constexpr (S != 0) detail::destroy_at(&suffix(b));
   }
 
   [[no_unique_address]] A parent_{};

@@ -1,7 +1,6 @@
 #pragma once
 /// \file alloy/fallback_allocator.hpp
 /// FallbackAllocator: the allocator "or" (D's building_blocks/fallback_allocator.d).
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <utility>
@@ -54,7 +53,7 @@ class FallbackAllocator {
                 "(NullAllocator fits any)");
 
  public:
-  static constexpr std::size_t alignment = std::min(Primary::alignment, Fallback::alignment);
+  static constexpr std::size_t alignment = Primary::alignment < Fallback::alignment ? Primary::alignment : Fallback::alignment;
   static constexpr MemorySpace memory_space = detail::combined_memory_space<Primary, Fallback>();
   using primary_type = Primary;
   using fallback_type = Fallback;

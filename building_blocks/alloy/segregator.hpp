@@ -2,7 +2,6 @@
 /// \file alloy/segregator.hpp
 /// Segregator: dispatch by size between allocators (D's building_blocks/segregator.d), in its binary form
 /// `Segregator<Threshold, Small, Large>` and its variadic form `Segregator<n1, A1, threshold<n2>, A2, ..., An>`.
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
@@ -73,7 +72,7 @@ class Segregator<Threshold, Small, Large> {
                 "block's space would depend on its size; stack parts of one memory space (NullAllocator fits any)");
 
  public:
-  static constexpr std::size_t alignment = std::min(Small::alignment, Large::alignment);
+  static constexpr std::size_t alignment = Small::alignment < Large::alignment ? Small::alignment : Large::alignment;
   static constexpr MemorySpace memory_space = detail::combined_memory_space<Small, Large>();
   static constexpr std::size_t threshold = Threshold;
   using small_type = Small;

@@ -3,7 +3,6 @@
 /// Typed helpers over any allocator, after D's `std.experimental.allocator` package module: `make`, `dispose`,
 /// `make_array`, `expand_array`, `shrink_array`.
 #include <cstddef>
-#include <memory>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -104,7 +103,7 @@ void construct_n(T* p, std::size_t n, const Args&... args) noexcept(nothrow_cons
     try {
       for (; i < n; ++i) construct<T>(p + i, args...);
     } catch (...) {
-      while (i) std::destroy_at(p + --i);  // last first
+      while (i) detail::destroy_at(p + --i);  // last first
       throw;
     }
   }
@@ -118,7 +117,7 @@ void relocate_construct_n(T* dst, T* src, std::size_t n) {
   try {
     for (; i < n; ++i) ::new (static_cast<void*>(dst + i)) T(std::move_if_noexcept(src[i]));
   } catch (...) {
-    std::destroy_n(dst, i);
+    detail::destroy_n(dst, i);
     throw;
   }
 }
@@ -136,14 +135,14 @@ bool move_to_new_block(A& a, std::span<T>& arr, std::size_t n, std::size_t bytes
     try {
       relocate_construct_n(p, arr.data(), keep);
     } catch (...) {
-      std::destroy_n(p + keep, n - keep);
+      detail::destroy_n(p + keep, n - keep);
       throw;
     }
   } catch (...) {
     alloy::deallocate(a, nb);
     throw;
   }
-  std::destroy_n(arr.data(), arr.size());
+  detail::destroy_n(arr.data(), arr.size());
   alloy::deallocate(a, block_of(arr));
   arr = {p, n};
   return true;

@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <mutex>
 

@@ -53,12 +53,12 @@ static_assert(BB::alignment == 16 && BBDev::alignment == 64);
 static_assert(!std::is_copy_constructible_v<BB> && std::is_nothrow_move_constructible_v<BB>);
 // Only the block's own state: control words, payload, block and word counts, search hint (and its word's address
 // and payload, for the fast paths, the hint word's bits between calls and the span of them that deallocate's fast
-// path may free), fresh cursor, the parent's allocation (pointer, size), the lock word of the shared variant and the
-// summary index; multiblock adds two words for its fast paths (the fresh cursor's mask over the hint word, the hint
-// word's snapshot). The stateless parent costs nothing; a run-time block size and a stateful parent (Ref: one
-// pointer) add one word each.
+// path may free), fresh cursor, the parent's allocation (pointer, size) and the lock word of the shared variant;
+// multiblock adds three words (the fresh cursor's mask over the hint word, and the summary index: its pointer and
+// the hint word's snapshot, detail/bitmap_summary.hpp), which Multiblock::no does without. The stateless parent
+// costs nothing; a run-time block size and a stateful parent (Ref: one pointer) add one word each.
 static_assert(sizeof(BitmappedBlock<64, 64, Mallocator>) == 16 * sizeof(void*));
-static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 14 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 13 * sizeof(void*));
 static_assert(sizeof(BitmappedBlock<choose_at_runtime, 64, Mallocator>) == 17 * sizeof(void*));
 static_assert(sizeof(BitmappedBlock<64, 64, alloy::Ref<Mallocator>>) == 17 * sizeof(void*));
 // A default-constructed block is constant-initialized, so a namespace-scope one is ready before any static

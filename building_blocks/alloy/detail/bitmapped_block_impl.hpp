@@ -16,6 +16,7 @@
 
 #include <alloy/common.hpp>
 #include <alloy/detail/bitmap.hpp>
+#include <alloy/detail/bitmap_summary.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
 
@@ -51,6 +52,7 @@ inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
 }
 
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
+struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
 
 // Declared here, defined by the tests only (tests/support/bitmapped_block_invariants.hpp): reads the private state
 // to check the block's invariants after every operation of the randomized tests.
@@ -97,16 +99,11 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static constexpr bool has_parent = !std::is_same_v<Parent, NullAllocator>;
   static constexpr std::size_t maps = Starts ? 2 : 1;  // control bitmap (+ start bitmap)
   static constexpr std::size_t npos = bitmap::npos;
-  // The summary index (single-threaded multiblock only): one byte per word, an upper bound of the longest free run
-  // that starts in that word (its in-word runs and its free tail continued into the next word's free head), capped
-  // at 64. A multi-block free raises the bytes of the run that grew to its exact length; a single-block free outside
-  // the hint word raises its word's and the previous word's bytes to 64 (one 2-byte store); a multi-block allocate
-  // sets its word's byte exactly (below 8); a search that finds no run of k in a word lowers its byte below k.
-  // Searches skip words whose byte is below k, 64 bytes per step, so their cost follows the words that might fit,
-  // not the size of the arena. Exception: the byte of the hint word (start_) is not raised by a single-block free in
-  // it (W1's whole loop), which stores nothing but the word: hint_snap_ keeps the word as it was when its byte was
-  // last known to bound it, and before a search reads the byte or the hint moves back, a block free now but taken in
-  // the snapshot raises the byte to 64.
+  // The summary index (single-threaded multiblock only; detail/bitmap_summary.hpp, whose header states its rules and
+  // invariants): one byte per word, an upper bound of the longest free run that starts there, so that searches skip
+  // the words that cannot hold a run of k. The hint word (start_) is its exception: the fast single-block free does
+  // not raise its byte, and the summary's snapshot of the word restores the bound (refresh) before a search reads the
+  // byte or the hint moves back.
   // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
   // word-by-word search from the hint).
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
@@ -408,8 +405,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           if (!check_whole_allocation(offset_of(b.ptr) / bs(), 1)) return false;
         }
         // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
-        // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte). The
-        // bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
+        // or summary work (a stale summary byte is found later through the summary's snapshot, refresh_hint_byte).
+        // The bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
         // checks cost nothing here: a pointer past it takes the range test below, and a double free clears a bit
         // that is already clear (nothing changes; the answer is false). No branch on the bit: W1 ignores the answer.
         const std::size_t d = offset_from(hint_base_, b.ptr);
@@ -445,7 +442,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         // Its byte and the previous word's to 64 (a bound; wi - 1 may be the hint word). The exact raise
         // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
         // under 2% (docs/design_notes.md).
-        if constexpr (summarized) raise_summary(wi);
+        if constexpr (summarized) summary_.raise_pair(wi);
         return live;
       }
     } else {
@@ -500,9 +497,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (words_) store(words_ - 1, pad_mask());
     set_start(0);
     reset_snap();
-    if constexpr (summarized) {
-      if (words_) std::memset(sum_, 64, words_);
-    }
+    if constexpr (summarized) summary_.reset(words_);
     return true;
   }
 
@@ -564,11 +559,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // bits in hint_bits_ are true: those that exist (Multiblock::no) or lie below the fresh cursor (multiblock; the
   // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
   [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
-  // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
-  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoWord> hint_snap_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
-  unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
+  // The summary index and the hint word's snapshot (see `summarized`).
+  [[no_unique_address]] std::conditional_t<summarized, BitmapSummary<Bookkeeping>, NoSummary> summary_{};
 
   // ----------------------------------------------------------------------------------------------------------
   // Layout
@@ -607,30 +601,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     sync_hint();  // new bits_, payload_ and cursor, whatever start_ was
     reset_snap();
     if constexpr (summarized) {
-      // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
-      Block b = Bookkeeping{}.allocate(summary_bytes());
-      if (!b) {  // no memory for the index: no blocks either (the search needs it)
+      if (!summary_.init(words_)) {  // no memory for the index: no blocks either (the search needs it)
         release();
         return;
       }
-      sum_ = static_cast<unsigned char*>(b.ptr) + 1;
-      std::memset(sum_ - 1, 0, summary_bytes());
-      std::memset(sum_, 64, words_);
     }
     load_hint();
   }
-  std::size_t summary_bytes() const noexcept { return words_ + 65; }
-  // Runs starting in word wi and in word wi - 1 may have grown.
-  void raise_summary(std::size_t wi) noexcept {
-    static constexpr unsigned char both[2] = {64, 64};
-    std::memcpy((sum_ - 1) + wi, both, 2);
-  }
-  // The fast path's single-block free in the hint word does not raise the word's summary byte (it stores only the
-  // word). The byte still bounds the word while the word holds every block that the snapshot holds (it has no
-  // longer run than the snapshot had); otherwise the byte goes to 64. Called before the summary is read or the hint
-  // moves back. (Words before the hint are full, so any byte bounds them: when the hint moves forward the stale byte
-  // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
-  // In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
+  // The summary's snapshot rule for the hint word (BitmapSummary::refresh): called before the summary is read or the
+  // hint moves back. In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
   // Without a summary it reads nothing: in SharedBitmappedBlock the hint word is one that lock-free single-block
   // paths CAS, and a plain read of it, even one thrown away, is a data race (TSan reports it at -O0, where the read
   // is not dropped).
@@ -638,20 +617,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (summarized) refresh_hint_byte(*hint_word_);
   }
   void refresh_hint_byte(std::uint64_t w) noexcept {
-    if constexpr (summarized) {
-      if (hint_snap_ & ~w) sum_[start_] = 64;
-      hint_snap_ = w;
-    } else {
-      (void)w;
-    }
+    if constexpr (summarized) summary_.refresh(start_, w);
+    else (void)w;
   }
-  void reset_snap() noexcept {  // every byte bounds its word (a fresh or reset summary)
-    if constexpr (summarized) hint_snap_ = *hint_word_;
+  void reset_snap() noexcept {  // the hint word's byte bounds it (a new hint word, a fresh or reset summary)
+    if constexpr (summarized) summary_.snap(*hint_word_);
   }
-  void snap_if_hint(std::size_t i, std::uint64_t w) noexcept {  // word i's byte was just set exactly for content w
-    if constexpr (summarized) {
-      if (i == start_) hint_snap_ = w;
-    }
+  // The summary's raises after a free (BitmapSummary::raise_one_word, raise_range), as calls of two arguments: the
+  // summary's own five (bitmap, words, hint) are loaded inside. Called directly, they cost W3 5 instructions per step
+  // (the arguments set up at every call, in deallocate's inlined fast path too).
+  void raise_one_word(std::size_t wf, unsigned p) noexcept requires summarized {
+    summary_.raise_one_word(bits_, words_, wf, p, start_);
+  }
+  void raise_summary_range(std::size_t i, std::size_t k) noexcept requires summarized {
+    summary_.raise_range(bits_, words_, i, k, start_);
   }
   // The search hint moves back to word wi (a block in it was freed; the caller raises wi's byte).
   void lower_start(std::size_t wi) noexcept {
@@ -660,58 +639,6 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       set_start(wi);
     }
   }
-  // Bits from p of word wf were just freed (within that word): raise the bytes of the one run that grew, exactly
-  // (its part in wf continued into wf + 1's head; the free tail of wf - 1 continued into it).
-  void raise_one_word(std::size_t wf, unsigned p) noexcept {
-    const std::uint64_t nw = bits_[wf];
-    // The free run that now holds bit p: `down` free bits below p, `up` from p in this word.
-    const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
-    const std::uint64_t hi = nw >> p;
-    const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
-    unsigned len = down + up;
-    if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[wf + 1]));
-    raise_to(wf, len);
-    if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
-      head_grew(wf);
-      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
-      if (t) raise_to(wf - 1, t + len);
-    }
-  }
-  // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
-  // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
-  // it: raise exactly
-  // those bytes to those lengths, so a byte that was exact stays exact.
-  void raise_summary_range(std::size_t i, std::size_t k) noexcept {
-    const std::size_t wf = i / 64, wl = (i + k - 1) / 64;
-    for (std::size_t w = wf + 1; w < wl; ++w) sum_[w] = 64;
-    if (wl > wf) raise_to(wl, run_through(wl, 0));
-    raise_to(wf, run_through(wf, static_cast<unsigned>(i % 64)));
-    if (wf > 0 && static_cast<unsigned>(std::countr_zero(bits_[wf])) > i % 64) {  // the run reaches bit 0 of wf
-      head_grew(wf);
-      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
-      if (t) raise_to(wf - 1, t + static_cast<unsigned>(std::countr_zero(bits_[wf])));
-    }
-  }
-  // Word wf's free head grew, so the run from word wf - 1's free tail did too. When wf - 1 is the hint word, its byte
-  // may stand for its snapshot, whose free tail can be longer than the word's now (blocks taken since): refresh it
-  // first, so that the snapshot is the word as it is now and the raise that follows (or none, for no free tail)
-  // leaves a bound. (The test "the hint word's summary byte bounds its tail run..." replays the case.)
-  void head_grew(std::size_t wf) noexcept {
-    if (wf - 1 == start_) refresh_hint_byte();
-  }
-  void raise_to(std::size_t w, unsigned v) noexcept {  // a max and a store
-    sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
-  }
-  // Length of the free run through bit p of word w, from its first bit in w, continued into the next word's head.
-  unsigned run_through(std::size_t w, unsigned p) const noexcept {
-    const std::uint64_t free = ~bits_[w];
-    const unsigned up = static_cast<unsigned>(std::countr_one(free >> p));
-    const unsigned down = p ? static_cast<unsigned>(std::countl_one(free << (64 - p))) : 0u;
-    unsigned len = down + up;
-    if (p + up == 64 && w + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[w + 1]));
-    return len;
-  }
-
   // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
   void init_span(std::span<std::byte> mem) noexcept {
     if constexpr (!in_band) {
@@ -810,10 +737,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (!in_band) {
       if (bits_ != bitmap::sentinel()) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
     }
-    if constexpr (summarized) {
-      if (sum_) Bookkeeping{}.deallocate({sum_ - 1, summary_bytes()});
-      sum_ = nullptr;
-    }
+    if constexpr (summarized) summary_.release(words_);
     if constexpr (has_deallocate<Parent>) {
       if (mem_) parent_.deallocate(mem_);
     }
@@ -833,8 +757,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     start_ = std::exchange(o.start_, 0);
     fresh_ = std::exchange(o.fresh_, 0);
     mem_ = std::exchange(o.mem_, Block{});
-    sum_ = std::exchange(o.sum_, nullptr);
-    hint_snap_ = o.hint_snap_;
+    if constexpr (summarized) summary_.take(o.summary_);
     hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
     sync_hint();
     o.sync_hint();
@@ -1153,7 +1076,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       if (!live) return false;
       bits_[i / 64] &= ~bit;
       lower_start(i / 64);
-      if constexpr (summarized) raise_summary(i / 64);
+      if constexpr (summarized) summary_.raise_pair(i / 64);
       return true;
     }
   }
@@ -1276,13 +1199,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // The first word at or after i (<= words_) whose summary byte is at least k (1 to 64), or words_ (64 bytes per
   // SSE2 step; the summary has 64 zero bytes after the last word's). Every summary search goes through it.
   [[gnu::always_inline]] std::size_t next_fit_word(std::size_t i, unsigned k) const noexcept requires summarized {
-    return bitmap::first_at_least(sum_, i, words_, k);
+    return summary_.first_at_least(i, words_, k);
   }
   // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
   // returns its first block, or lowers the word's byte and returns npos.
   [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized {
     std::uint64_t* const bits = bits_;
-    unsigned char* const sum = sum_;
     const std::size_t words = words_;
     const std::uint64_t w = bits[i];
     std::size_t idx = npos;
@@ -1304,16 +1226,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
       // blocks do not stop here in vain.
       const std::uint64_t nw = bits[i];
-      sum[i] = static_cast<unsigned char>(bitmap::summary_byte(nw, bits, i, words));
-      snap_if_hint(i, nw);
+      summary_.set_exact(i, nw, bits, words, start_);
       if (i == start_) advance_start();
       if (idx + k > fresh_) set_fresh(idx + k);
       if constexpr (Starts) mark_start(idx, k);
       return idx;
     }
     // No run of k starts here: the exact bound below 8, k - 1 above.
-    sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
-    snap_if_hint(i, w);
+    summary_.set(i, std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))), w, start_);
     return npos;
   }
 
@@ -1367,8 +1287,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         }
       }
       if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
-        sum_[i] = static_cast<unsigned char>(std::max(cross, bitmap::longest_run(~w)));
-        snap_if_hint(i, w);
+        summary_.set(i, std::max(cross, bitmap::longest_run(~w)), w, start_);
       }
     }
     return npos;

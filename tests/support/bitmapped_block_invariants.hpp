@@ -89,7 +89,9 @@ struct BitmappedBlockInspector {
       }
     }
     if constexpr (A::cached) {
-      const std::size_t first = a.start_ * 64, end = A::multi ? a.fresh_ : blocks;
+      std::size_t end = blocks;
+      if constexpr (A::multi) end = a.fresh_;
+      const std::size_t first = a.start_ * 64;
       const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
       if (a.hint_span_ != want) err << "hint_span_ does not cover exactly the hint word's blocks below the cursor; ";
     }

@@ -53,6 +53,9 @@ inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
 
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
 struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
+// The other absent members, one type each ([[no_unique_address]] members of one empty type need distinct addresses).
+template <int Member>
+struct Absent {};
 
 // Declared here, defined by the tests only (tests/support/bitmapped_block_invariants.hpp): reads the private state
 // to check the block's invariants after every operation of the randomized tests.
@@ -543,15 +546,18 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   std::byte* payload_ = nullptr;
   std::size_t blocks_ = 0;
   std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
-  std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
-  // Kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_, bits_ or
-  // payload_ changes: the single-block allocate works from them without index arithmetic. Single-threaded without
-  // blocks, hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
-  std::uint64_t* hint_word_ = no_block_hint_word();
-  std::byte* hint_base_ = nullptr;
+  // Single-threaded: every word before it is full (the search hint). SharedBitmappedBlock has none: its single-block
+  // searches start at a per-thread word, its locked searches at word 0.
+  [[no_unique_address]] std::conditional_t<cached, std::size_t, Absent<0>> start_{};
+  // Single-threaded: kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_,
+  // bits_ or payload_ changes: the single-block allocate works from them without index arithmetic. Without blocks,
+  // hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
+  [[no_unique_address]] std::conditional_t<cached, std::uint64_t*, Absent<1>> hint_word_ = no_block_hint_word();
+  [[no_unique_address]] std::conditional_t<cached, std::byte*, Absent<2>> hint_base_{};
   // Single-threaded: word start_'s bits between calls (see `cached`); bits_[start_] may be older.
   [[no_unique_address]] std::conditional_t<cached, std::uint64_t, NoWord> hint_bits_ = no_block_hint_bits();
-  std::size_t fresh_ = 0;  // blocks at and after it were never allocated
+  // Multiblock: blocks at and after it were never allocated (allocate_fresh's cursor; Multiblock::no has none).
+  [[no_unique_address]] std::conditional_t<multi, std::size_t, Absent<3>> fresh_{};
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint; set_fresh
   // also clears the blocks it brings below the cursor in hint_bits_).
   [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
@@ -560,7 +566,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
   [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
-  mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
+  // SharedBitmappedBlock: the spin lock of the multiblock operations.
+  [[no_unique_address]] mutable std::conditional_t<Shared, std::uint32_t, Absent<4>> lock_{};
   // The summary index and the hint word's snapshot (see `summarized`).
   [[no_unique_address]] std::conditional_t<summarized, BitmapSummary<Bookkeeping>, NoSummary> summary_{};
 
@@ -596,8 +603,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     words_ = words_for(blocks_);
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
-    fresh_ = 0;
-    start_ = 0;
+    if constexpr (multi) fresh_ = 0;
+    if constexpr (cached) start_ = 0;
     sync_hint();  // new bits_, payload_ and cursor, whatever start_ was
     reset_snap();
     if constexpr (summarized) {
@@ -743,7 +750,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     }
     bits_ = bitmap::sentinel();
     payload_ = nullptr;
-    blocks_ = words_ = start_ = fresh_ = 0;
+    blocks_ = words_ = 0;
+    if constexpr (cached) start_ = 0;
+    if constexpr (multi) fresh_ = 0;
     mem_ = {};
     hint_bits_ = no_block_hint_bits();
     sync_hint();
@@ -754,8 +763,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     payload_ = std::exchange(o.payload_, nullptr);
     blocks_ = std::exchange(o.blocks_, 0);
     words_ = std::exchange(o.words_, 0);
-    start_ = std::exchange(o.start_, 0);
-    fresh_ = std::exchange(o.fresh_, 0);
+    if constexpr (cached) start_ = std::exchange(o.start_, 0);
+    if constexpr (multi) fresh_ = std::exchange(o.fresh_, 0);
     mem_ = std::exchange(o.mem_, Block{});
     if constexpr (summarized) summary_.take(o.summary_);
     hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
@@ -764,17 +773,27 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     o.reset_snap();
   }
   // Nothing when the hint stays (W3's searches mostly end in the hint word): whatever else changed called sync_hint.
+  // SharedBitmappedBlock has no hint: nothing.
   void set_start(std::size_t s) noexcept {
-    if (s == start_) return;  // the same word keeps its snapshot
-    start_ = s;
-    sync_hint();
-    reset_snap();  // a word that was not the hint: its byte bounds it
+    if constexpr (cached) {
+      if (s == start_) return;  // the same word keeps its snapshot
+      start_ = s;
+      sync_hint();
+      reset_snap();  // a word that was not the hint: its byte bounds it
+    } else {
+      (void)s;
+    }
+  }
+  // Where a search that starts at the hint starts: start_, or word 0 (SharedBitmappedBlock).
+  [[nodiscard]] std::size_t hint_or_zero() const noexcept {
+    if constexpr (cached) return start_;
+    else return 0;
   }
   // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
   // translation units' static initializers).
-  constexpr std::uint64_t* no_block_hint_word() noexcept {
+  constexpr auto no_block_hint_word() noexcept {
     if constexpr (cached) return &hint_bits_;
-    else return bitmap::sentinel();
+    else return Absent<1>{};
   }
   static constexpr auto no_block_hint_bits() noexcept {
     if constexpr (cached) return all_ones;
@@ -833,13 +852,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   };
 
   void sync_hint() noexcept {
-    hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
-    hint_base_ = payload_ + start_ * 64 * bs();
-    if constexpr (cached) hint_span_ = blocks_in_hint_word(multi ? fresh_ : blocks_) * bs();
-    if constexpr (fresh_masked) {
-      hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
+    if constexpr (cached) {  // SharedBitmappedBlock has no hint
+      hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
+      hint_base_ = payload_ + start_ * 64 * bs();
+      if constexpr (multi) hint_span_ = blocks_in_hint_word(fresh_) * bs();
+      else hint_span_ = blocks_in_hint_word(blocks_) * bs();
+      if constexpr (fresh_masked) hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
     }
   }
+
   void set_fresh(std::size_t v) noexcept {  // single-threaded
     fresh_ = v;
     if constexpr (fresh_masked) {
@@ -1084,7 +1105,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Multiblock::no aligned_allocate: the first free block in which an a-aligned address leaves room for n bytes.
   Block alloc1_aligned(std::size_t n, std::size_t a) noexcept {
     Guard g(this);
-    for (std::size_t i = Shared ? 0 : start_; i < words_; ++i) {
+    for (std::size_t i = hint_or_zero(); i < words_; ++i) {
       std::uint64_t free = ~load(i);
       while (free) {
         const unsigned j = static_cast<unsigned>(std::countr_zero(free));
@@ -1093,7 +1114,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         std::byte* const start = payload_ + idx * bs();
         const std::uintptr_t res = align_up(address_of(start), a);
         if (res - address_of(start) + n <= bs() && claim(idx, 1)) {
-          if (!Shared && i == start_ && bits_[i] == all_ones) advance_start();
+          if constexpr (cached) {
+            if (i == start_ && bits_[i] == all_ones) advance_start();
+          }
           return {to_pointer(res), n};
         }
       }
@@ -1111,7 +1134,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
   std::size_t alloc_blocks(std::size_t k) noexcept {
     refresh_hint_byte();
-    for (std::size_t from = Shared ? 0 : start_;;) {
+    for (std::size_t from = hint_or_zero();;) {
       const std::size_t i = find_run(from, k);
       if (i == npos) return npos;
       if (claim(i, k)) {

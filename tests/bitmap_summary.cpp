@@ -231,7 +231,9 @@ TEST_CASE("bitmap summary: its owner's protocol keeps every byte a bound, and th
         const unsigned sz = static_cast<unsigned>(rng() % 100);
         const std::size_t k = sz < 35 ? 1 : sz < 90 ? 2 + rng() % 7 : sz < 98 ? 9 + rng() % 56 : 65 + rng() % 100;
         const std::size_t want = first_fit(o.bits, k);
-        const std::size_t got = k == 1 ? o.alloc1() : k <= 64 ? o.alloc_small(static_cast<unsigned>(k)) : o.alloc_huge(k);
+        const std::size_t got = k == 1    ? o.alloc1()
+                                : k <= 64 ? o.alloc_small(static_cast<unsigned>(k))
+                                          : o.alloc_huge(k);
         REQUIRE_MESSAGE(got == want, "seed " << seed << " step " << step << " k " << k);
         if (got != npos) {
           live.emplace_back(got, k);
@@ -274,7 +276,7 @@ TEST_CASE("bitmap summary: a head that grows after the hint word's tail: the sna
   o.bits[0] = ~std::uint64_t{0};  // the fast allocate takes the tail: no summary work
   o.release(64, 64);              // word 1 freed whole: its head grew, and so did the run from word 0's tail
   REQUIRE(check(o.s, o.bits, o.hint).empty());
-  o.bits[0] = bm::low_mask(60);   // the fast free gives the tail back: no summary work
+  o.bits[0] = bm::low_mask(60);  // the fast free gives the tail back: no summary work
   const std::string err = check(o.s, o.bits, o.hint);
   CHECK_MESSAGE(err.empty(), err);
   o.s.refresh(o.hint, o.bits[0]);

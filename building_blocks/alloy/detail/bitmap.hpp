@@ -146,11 +146,4 @@ inline std::size_t find_set_backward(const std::uint64_t* w, std::size_t i) noex
   }
 }
 
-// ------------------------------------------------------------------------------------------------------------
-// Atomic access to plain words (SharedBitmappedBlock): std::atomic_ref, so the same storage serves both.
-
-inline std::uint64_t load_relaxed(std::uint64_t& w) noexcept {
-  return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed);
-}
-
 }  // namespace alloy::detail::bitmap

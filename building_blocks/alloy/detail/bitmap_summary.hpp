@@ -190,7 +190,8 @@ class BitmapSummary {
     // [[likely]]: mostly a taken block lies above the run in this word (W3). Without the hint GCC 12 computed the
     // other case's 64 - p ahead of the test in every call (+1.2 instructions per W3 step).
     unsigned up = 64 - p;
-    if (hi) [[likely]] up = static_cast<unsigned>(std::countr_zero(hi));
+    if (hi) [[likely]]
+      up = static_cast<unsigned>(std::countr_zero(hi));
     unsigned len = down + up;
     if (p + up == 64 && wf + 1 < words) len += static_cast<unsigned>(std::countr_zero(bits[wf + 1]));
     raise_to(wf, len);

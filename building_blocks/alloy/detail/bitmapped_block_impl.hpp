@@ -1,7 +1,10 @@
 #pragma once
 /// \file alloy/detail/bitmapped_block_impl.hpp
 /// The one implementation behind BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers
-/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>.
+/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its own
+/// test and its invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_summary.hpp (the summary
+/// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
+/// lock and per-thread start words).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -15,6 +18,7 @@
 #include <sched.h>  // sched_yield, not <thread>: 0.2 s less per translation unit (g++ 12 -O2)
 
 #include <alloy/common.hpp>
+#include <alloy/detail/atomic_bitmap.hpp>
 #include <alloy/detail/bitmap.hpp>
 #include <alloy/detail/bitmap_summary.hpp>
 #include <alloy/mallocator.hpp>
@@ -34,22 +38,6 @@ struct BlockSizeStore<choose_at_runtime> {
   [[nodiscard]] std::size_t block_size() const noexcept { return bs_; }
   void set_block_size(std::size_t s) noexcept { bs_ = s; }
 };
-
-// A small per-thread slot number: SharedBitmappedBlock starts each thread's single-block search at a different
-// word, so that threads do not all CAS the same cache line.
-inline std::size_t bitmapped_thread_slot() noexcept {
-  static std::atomic<std::size_t> next{0};
-  thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-  return slot;
-}
-struct BitmappedThreadHint {
-  const void* owner = nullptr;
-  std::size_t word = 0;
-};
-inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
-  thread_local BitmappedThreadHint h;
-  return h;
-}
 
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
 struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
@@ -567,7 +555,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
   Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   // SharedBitmappedBlock: the spin lock of the multiblock operations.
-  [[no_unique_address]] mutable std::conditional_t<Shared, std::uint32_t, Absent<4>> lock_{};
+  [[no_unique_address]] std::conditional_t<Shared, SpinLock, Absent<4>> lock_{};
   // The summary index and the hint word's snapshot (see `summarized`).
   [[no_unique_address]] std::conditional_t<summarized, BitmapSummary<Bookkeeping>, NoSummary> summary_{};
 
@@ -909,25 +897,22 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Word access: plain for the single-threaded blocks, std::atomic_ref for SharedBitmappedBlock.
 
   [[nodiscard]] std::uint64_t load(std::size_t i) const noexcept {
-    if constexpr (Shared) return bitmap::load_relaxed(bits_[i]);
+    if constexpr (Shared) return atomic_bitmap::load(bits_, i);
     else return bits_[i];
   }
   void store(std::size_t i, std::uint64_t v) noexcept {
-    if constexpr (Shared) std::atomic_ref<std::uint64_t>(bits_[i]).store(v, std::memory_order_release);
+    if constexpr (Shared) atomic_bitmap::store(bits_, i, v);
     else bits_[i] = v;
   }
   [[nodiscard]] std::size_t load_fresh() const noexcept {
-    if constexpr (Shared) return std::atomic_ref<std::size_t>(const_cast<std::size_t&>(fresh_)).load(std::memory_order_relaxed);
+    if constexpr (Shared) return atomic_bitmap::load(fresh_);
     else return fresh_;
   }
   void raise_fresh(std::size_t v) noexcept {
     if constexpr (!multi) {
       (void)v;
     } else if constexpr (Shared) {
-      std::atomic_ref<std::size_t> f(fresh_);
-      std::size_t cur = f.load(std::memory_order_relaxed);
-      while (cur < v && !f.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-      }
+      atomic_bitmap::raise_to(fresh_, v);
     } else {
       if (v > fresh_) set_fresh(v);
     }
@@ -939,15 +924,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     BitmappedBlockImpl* self;
     explicit Guard(BitmappedBlockImpl* s) noexcept : self(s) {
       if constexpr (Shared) {
-        std::atomic_ref<std::uint32_t> l(self->lock_);
-        while (l.exchange(1, std::memory_order_acquire))
-          while (l.load(std::memory_order_relaxed)) ::sched_yield();
+        self->lock_.lock();
       } else {
         self->flush_hint();
       }
     }
     ~Guard() {
-      if constexpr (Shared) std::atomic_ref<std::uint32_t>(self->lock_).store(0, std::memory_order_release);
+      if constexpr (Shared) self->lock_.unlock();
       else self->load_hint();
     }
     Guard(const Guard&) = delete;
@@ -1029,39 +1012,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
   std::size_t alloc1() noexcept {
     if constexpr (Shared) {
+      // Lock-free, from this thread's own word (detail/atomic_bitmap.hpp).
       if (words_ == 0) return npos;
-      BitmappedThreadHint& h = bitmapped_thread_hint();
-      std::size_t i = h.word;
-      // Threads start one stride (at least one 64-byte line of words) apart.
-      const auto stride = [this] { return std::max<std::size_t>(8, (words_ / 16) & ~std::size_t{7}); };
-      if (h.owner != this || i >= words_) {
-        i = (bitmapped_thread_slot() * stride()) % words_;
-        h.owner = this;
+      const std::size_t idx = atomic_bitmap::claim_one(bits_, words_, this);
+      if constexpr (multi) {
+        if (idx != npos && idx >= load_fresh()) raise_fresh(idx + 1);
       }
-      bool contended = false;
-      for (std::size_t c = 0; c < words_; ++c) {
-        std::atomic_ref<std::uint64_t> a(bits_[i]);
-        std::uint64_t w = a.load(std::memory_order_relaxed);
-        while (w != all_ones) {
-          const unsigned j = static_cast<unsigned>(std::countr_one(w));
-          if (a.compare_exchange_weak(w, w | (std::uint64_t{1} << j), std::memory_order_acquire,
-                                      std::memory_order_relaxed)) {
-            // A claim that met another thread's write moves this thread's next search one stride on: the slot-0
-            // thread starts at word 0, where every locked multi-block search starts its first fit, and sharing
-            // that cache line made mixed churn 2-5x slower. Uncontended (one thread, or threads on their own
-            // words) nothing moves, so a single thread keeps D's offsets.
-            h.word = contended ? (i + stride()) % words_ : i;
-            const std::size_t idx = i * 64 + j;
-            if constexpr (multi) {
-              if (idx >= load_fresh()) raise_fresh(idx + 1);
-            }
-            return idx;
-          }
-          contended = true;
-        }
-        if (++i == words_) i = 0;
-      }
-      return npos;
+      return idx;
     } else {
       for (std::size_t i = start_; i < words_; ++i) {
         std::uint64_t w = bits_[i];
@@ -1085,13 +1042,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   // Frees block i; false (nothing changed) when it was free: a double free, after ALLOY_ASSERT in debug builds.
   bool release1(std::size_t i) noexcept {
-    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
     if constexpr (Shared) {
-      // Clearing a clear bit changes nothing, so the double free is refused by the same atomic operation.
-      const std::uint64_t old = std::atomic_ref<std::uint64_t>(bits_[i / 64]).fetch_and(~bit, std::memory_order_release);
-      ALLOY_ASSERT(old & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-      return (old & bit) != 0;
+      return atomic_bitmap::release_one(bits_, i);  // a double free is refused by the same atomic operation
     } else {
+      const std::uint64_t bit = std::uint64_t{1} << (i % 64);
       const bool live = (bits_[i / 64] & bit) != 0;
       ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
       if (!live) return false;
@@ -1352,18 +1306,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       bitmap::set_range(bits_, i, k);
       return true;
     } else {
-      std::size_t taken = 0;  // bits of [i, i + k) claimed so far
-      const bool ok = bitmap::for_each_word(i, k, [&](std::size_t wi, std::uint64_t m) {
-        std::atomic_ref<std::uint64_t> a(bits_[wi]);
-        std::uint64_t w = a.load(std::memory_order_relaxed);
-        do {
-          if (w & m) return false;
-        } while (!a.compare_exchange_weak(w, w | m, std::memory_order_acquire, std::memory_order_relaxed));
-        taken += static_cast<std::size_t>(std::popcount(m));
-        return true;
-      });
-      if (!ok && taken) release_range(i, taken);
-      return ok;
+      return atomic_bitmap::claim_range(bits_, i, k);
     }
   }
 
@@ -1384,12 +1327,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Out of line: inlined into deallocate, its registers cost every multi-block free six pushes and pops (W3).
   [[gnu::noinline]] void release_range(std::size_t i, std::size_t k) noexcept {
     if constexpr (Shared) {
-      bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) {
-        [[maybe_unused]] const std::uint64_t old =
-            std::atomic_ref<std::uint64_t>(bits_[wi]).fetch_and(~m, std::memory_order_release);
-        ALLOY_ASSERT((old & m) == m, "BitmappedBlock::deallocate: double free (a block is not allocated)");
-        return true;
-      });
+      atomic_bitmap::release_range(bits_, i, k);
     } else {
       ALLOY_ASSERT(bitmap::range_is(bits_, i, k, true),
                    "BitmappedBlock::deallocate: double free (a block is not allocated)");

@@ -2,7 +2,8 @@
 /// \file alloy/detail/bitmapped_block_impl.hpp
 /// The one implementation behind BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers
 /// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its own
-/// test and its invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_summary.hpp (the summary
+/// test and its invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
+/// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
 /// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
 /// lock and per-thread start words).
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <alloy/common.hpp>
 #include <alloy/detail/atomic_bitmap.hpp>
 #include <alloy/detail/bitmap.hpp>
+#include <alloy/detail/bitmap_layout.hpp>
 #include <alloy/detail/bitmap_summary.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
@@ -51,7 +53,8 @@ struct BitmappedBlockInspector;
 
 template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
           bool Starts>
-class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
+class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
+                           private BitmapLayout<Alignment, Parent, Bookkeeping, Starts ? 2 : 1> {
   friend struct BitmappedBlockInspector;
   static_assert(is_power_of_two(Alignment),
                 "BitmappedBlock: Alignment must be a power of two (e.g. 16 = platform_alignment, 64, 4096)");
@@ -85,10 +88,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static_assert(!(Starts && Shared), "internal: no shared variant with internal pointers");
 
   using Sizes = BlockSizeStore<BlockSize>;
+  // Where the bitmap and the payload live and who owns them (detail/bitmap_layout.hpp).
+  using Layout = BitmapLayout<Alignment, Parent, Bookkeeping, Starts ? 2 : 1>;
+  using Layout::bits_;
+  using Layout::blocks_;
+  using Layout::in_band;
+  using Layout::maps;
+  using Layout::mem_;
+  using Layout::parent_;
+  using Layout::payload_;
+  using Layout::words_;
+  using Layout::words_for;
   static constexpr bool multi = M == Multiblock::yes;
-  static constexpr bool in_band = host_accessible<Parent>;
   static constexpr bool has_parent = !std::is_same_v<Parent, NullAllocator>;
-  static constexpr std::size_t maps = Starts ? 2 : 1;  // control bitmap (+ start bitmap)
   static constexpr std::size_t npos = bitmap::npos;
   // The summary index (single-threaded multiblock only; detail/bitmap_summary.hpp, whose header states its rules and
   // invariants): one byte per word, an upper bound of the longest free run that starts there, so that searches skip
@@ -123,40 +135,40 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   explicit BitmappedBlockImpl(std::span<std::byte> mem) noexcept
     requires(BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    init_span(mem);
+    if (Layout::init_span(mem, bs())) init_bits();
   }
   BitmappedBlockImpl(std::span<std::byte> mem, std::size_t block_size) noexcept
     requires(BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    if (set_runtime_block_size(block_size)) init_span(mem);
+    if (set_runtime_block_size(block_size) && Layout::init_span(mem, bs())) init_bits();
   }
   /// Draws ceil(capacity / block_size) blocks from the parent (one allocation of bitmap + payload on the host).
   explicit BitmappedBlockImpl(std::size_t capacity) noexcept
     requires(has_parent && BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    init_capacity(capacity);
+    if (Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(std::size_t capacity, std::size_t block_size) noexcept
     requires(has_parent && BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+    if (set_runtime_block_size(block_size) && Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(Parent parent, std::size_t capacity) noexcept
     requires(has_parent && BlockSize != choose_at_runtime)
-      : parent_(std::move(parent)) {
-    init_capacity(capacity);
+      : Layout(std::move(parent)) {
+    if (Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(Parent parent, std::size_t capacity, std::size_t block_size) noexcept
     requires(has_parent && BlockSize == choose_at_runtime)
-      : parent_(std::move(parent)) {
-    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+      : Layout(std::move(parent)) {
+    if (set_runtime_block_size(block_size) && Layout::init_capacity(capacity, bs())) init_bits();
   }
 
   BitmappedBlockImpl(const BitmappedBlockImpl&) = delete;
   BitmappedBlockImpl& operator=(const BitmappedBlockImpl&) = delete;
   /// Moving transfers the memory; the source is left with none. Not while another thread uses the source.
   BitmappedBlockImpl(BitmappedBlockImpl&& o) noexcept
-      : Sizes(static_cast<const Sizes&>(o)), parent_(std::move(o.parent_)) {
+      : Sizes(static_cast<const Sizes&>(o)), Layout(std::move(o.parent_)) {
     take(o);
   }
   BitmappedBlockImpl& operator=(BitmappedBlockImpl&& o) noexcept {
@@ -528,12 +540,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
  private:
   // ----------------------------------------------------------------------------------------------------------
-  // State: bits_ (control bitmap, then the start bitmap when Starts), payload_, counts, hints, owned memory.
-  [[no_unique_address]] Parent parent_{};
-  std::uint64_t* bits_ = bitmap::sentinel();  // never null, so the fast path needs no check
-  std::byte* payload_ = nullptr;
-  std::size_t blocks_ = 0;
-  std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
+  // State: the layout's (Layout: parent_, bits_ (control bitmap, then the start bitmap when Starts), payload_,
+  // blocks_, words_, mem_), then the hints, the fresh cursor, the lock and the summary, each where its mode uses it.
   // Single-threaded: every word before it is full (the search hint). SharedBitmappedBlock has none: its single-block
   // searches start at a per-thread word, its locked searches at word 0.
   [[no_unique_address]] std::conditional_t<cached, std::size_t, Absent<0>> start_{};
@@ -553,7 +561,6 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // bits in hint_bits_ are true: those that exist (Multiblock::no) or lie below the fresh cursor (multiblock; the
   // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
   [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
-  Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
   // SharedBitmappedBlock: the spin lock of the multiblock operations.
   [[no_unique_address]] std::conditional_t<Shared, SpinLock, Absent<4>> lock_{};
   // The summary index and the hint word's snapshot (see `summarized`).
@@ -584,11 +591,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     return s <= SIZE_MAX / 64;
   }
 
-  // Bitmap words needed for n blocks (control, and start bits when Starts).
-  static std::size_t words_for(std::size_t n) noexcept { return divide_round_up(n, 64); }
-
+  // The bitmap words of freshly laid-out blocks (Layout set bits_, payload_, blocks_, words_): all free, the padding
+  // past the last block taken; the hints, the cursor and the summary.
   void init_bits() noexcept {
-    words_ = words_for(blocks_);
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
     if constexpr (multi) fresh_ = 0;
@@ -634,126 +639,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       set_start(wi);
     }
   }
-  // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
-  void init_span(std::span<std::byte> mem) noexcept {
-    if constexpr (!in_band) {
-      // Device memory: the bitmap lives on the host; the span is payload only.
-      const std::uintptr_t base = address_of(mem.data()), start = align_up(base, Alignment);
-      if (!mem.data() || start < base || start - base > mem.size()) return;
-      const std::size_t n = (mem.size() - (start - base)) / bs();
-      if (!alloc_out_of_band_bits(n)) return;
-      payload_ = static_cast<std::byte*>(to_pointer(start));
-      blocks_ = n;
-      init_bits();
-    } else {
-      if (!mem.data()) return;
-      const std::uintptr_t base0 = address_of(mem.data()), base = align_up(base0, alignof(std::uint64_t));
-      if (base - base0 > mem.size()) return;
-      const std::size_t len = mem.size() - (base - base0);
-      // D's first estimate: bits available over bits per block (bitmap included); then down to the largest n that fits.
-      std::size_t n = len / bs();
-      if (bs() <= (SIZE_MAX - maps) / 8) {
-        const std::size_t per = 8 * bs() + maps;
-        n = (len / per) * 8 + (len % per) * 8 / per;
-      }
-      auto fits = [&](std::size_t c, std::uintptr_t& pay) {
-        const std::size_t words = words_for(c) * maps;
-        const std::uintptr_t p = align_up(base + words * sizeof(std::uint64_t), Alignment);
-        if (p < base) return false;
-        std::size_t need = 0;
-        if (!mul_checked(c, bs(), need) || !add_checked(need, p - base, need)) return false;
-        pay = p;
-        return need <= len;
-      };
-      std::uintptr_t pay = 0;
-      while (n && !fits(n, pay)) --n;
-      if (n == 0) return;
-      bits_ = reinterpret_cast<std::uint64_t*>(to_pointer(base));
-      payload_ = static_cast<std::byte*>(to_pointer(pay));
-      blocks_ = n;
-      init_bits();
-    }
-  }
-
-  void init_capacity(std::size_t capacity) noexcept {
-    const std::size_t n = blocks_for(capacity);
-    if (n == 0) return;
-    std::size_t payload_len = 0;
-    if (!mul_checked(n, bs(), payload_len)) return;
-    if constexpr (in_band) {
-      // D's totalAllocation: bitmap words, the worst-case slack to reach Alignment, then the blocks.
-      const std::size_t bitmap_bytes = words_for(n) * maps * sizeof(std::uint64_t);
-      const std::size_t initial =
-          std::min<std::size_t>(Parent::alignment, std::size_t{1} << std::min(31, std::countr_zero(bitmap_bytes)));
-      const std::size_t slack = Alignment <= initial ? 0 : Alignment - initial;
-      std::size_t total = 0;
-      if (!add_checked(bitmap_bytes, slack, total) || !add_checked(total, payload_len, total)) return;
-      Block m = parent_.allocate(total);
-      if (!m) return;
-      mem_ = m;
-      bits_ = static_cast<std::uint64_t*>(m.ptr);
-      payload_ = static_cast<std::byte*>(align_up(static_cast<void*>(static_cast<std::byte*>(m.ptr) + bitmap_bytes),
-                                                  Alignment));
-      blocks_ = n;
-      init_bits();
-    } else {
-      Block m{};
-      if constexpr (Alignment > Parent::alignment && has_aligned_allocate<Parent>) {
-        m = parent_.aligned_allocate(payload_len, Alignment);
-      } else {
-        std::size_t total = payload_len;
-        if (Alignment > Parent::alignment && !add_checked(total, Alignment - Parent::alignment, total)) return;
-        m = parent_.allocate(total);
-      }
-      if (!m) return;
-      if (!alloc_out_of_band_bits(n)) {
-        if constexpr (has_deallocate<Parent>) parent_.deallocate(m);
-        return;
-      }
-      mem_ = m;
-      payload_ = static_cast<std::byte*>(align_up(m.ptr, Alignment));  // address arithmetic only: never touched
-      blocks_ = n;
-      init_bits();
-    }
-  }
-
-  bool alloc_out_of_band_bits(std::size_t n) noexcept {
-    if (n == 0) return false;
-    const std::size_t bytes = words_for(n) * maps * sizeof(std::uint64_t);
-    Block b = Bookkeeping{}.allocate(bytes);
-    if (!b) return false;
-    ALLOY_ASSERT(is_aligned(b.ptr, alignof(std::uint64_t)),
-                 "BitmappedBlock: the bookkeeping allocator returned memory not aligned to 8 bytes");
-    bits_ = static_cast<std::uint64_t*>(b.ptr);
-    return true;
-  }
-
   void release() noexcept {
-    if constexpr (!in_band) {
-      if (bits_ != bitmap::sentinel()) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
-    }
     if constexpr (summarized) summary_.release(words_);
-    if constexpr (has_deallocate<Parent>) {
-      if (mem_) parent_.deallocate(mem_);
-    }
-    bits_ = bitmap::sentinel();
-    payload_ = nullptr;
-    blocks_ = words_ = 0;
+    Layout::release();
     if constexpr (cached) start_ = 0;
     if constexpr (multi) fresh_ = 0;
-    mem_ = {};
     hint_bits_ = no_block_hint_bits();
     sync_hint();
     reset_snap();
   }
   void take(BitmappedBlockImpl& o) noexcept {
-    bits_ = std::exchange(o.bits_, bitmap::sentinel());
-    payload_ = std::exchange(o.payload_, nullptr);
-    blocks_ = std::exchange(o.blocks_, 0);
-    words_ = std::exchange(o.words_, 0);
+    Layout::take(o);
     if constexpr (cached) start_ = std::exchange(o.start_, 0);
     if constexpr (multi) fresh_ = std::exchange(o.fresh_, 0);
-    mem_ = std::exchange(o.mem_, Block{});
     if constexpr (summarized) summary_.take(o.summary_);
     hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
     sync_hint();

@@ -1,8 +1,8 @@
 #pragma once
 /// \file alloy/detail/bitmapped_block_impl.hpp
 /// The one implementation behind BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers
-/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its own
-/// test and its invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
+/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its
+/// invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
 /// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
 /// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
 /// lock and per-thread start words).

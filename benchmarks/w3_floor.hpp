@@ -9,6 +9,7 @@
 /// No Google Benchmark here: the test includes this header too.
 #include <alloy/block.hpp>
 #include <alloy/detail/bitmap.hpp>
+#include <alloy/detail/bitmap_summary.hpp>
 
 #include <algorithm>
 #include <bit>

@@ -51,16 +51,21 @@ static_assert(!alloy::has_copy<BB> && alloy::has_copy<BBDev> && alloy::has_reall
 static_assert(alloy::memory_space_of<BBDev>() == alloy::MemorySpace::device && alloy::host_accessible<BB>);
 static_assert(BB::alignment == 16 && BBDev::alignment == 64);
 static_assert(!std::is_copy_constructible_v<BB> && std::is_nothrow_move_constructible_v<BB>);
-// Only the block's own state: control words, payload, block and word counts, search hint (and its word's address
-// and payload, for the fast paths, the hint word's bits between calls and the span of them that deallocate's fast
-// path may free), fresh cursor, the parent's allocation (pointer, size), the lock word of the shared variant and the
-// summary index; multiblock adds two words for its fast paths (the fresh cursor's mask over the hint word, the hint
-// word's snapshot). The stateless parent costs nothing; a run-time block size and a stateful parent (Ref: one
-// pointer) add one word each.
-static_assert(sizeof(BitmappedBlock<64, 64, Mallocator>) == 16 * sizeof(void*));
-static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 14 * sizeof(void*));
-static_assert(sizeof(BitmappedBlock<choose_at_runtime, 64, Mallocator>) == 17 * sizeof(void*));
-static_assert(sizeof(BitmappedBlock<64, 64, alloy::Ref<Mallocator>>) == 17 * sizeof(void*));
+// Only the state a mode uses. Every form: control words, payload, block and word counts, the parent's allocation
+// (pointer, size). The single-threaded forms add the search hint with its word's address and payload (the fast
+// paths), the hint word's bits between calls and the span of them that deallocate's fast path may free (5 words);
+// multiblock adds the fresh cursor, its mask over the hint word and the summary index (its pointer and the hint
+// word's snapshot, detail/bitmap_summary.hpp), 4 words; SharedBitmappedBlock has no hint (per-thread start words)
+// and no summary, but the lock word (padded to a word) and, multiblock, the fresh cursor. The stateless parent
+// costs nothing; a run-time block size and a stateful parent (Ref: one pointer) add one word each.
+static_assert(sizeof(BitmappedBlock<64, 64, Mallocator>) == 15 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 11 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<choose_at_runtime, 64, Mallocator>) == 16 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<64, 64, alloy::Ref<Mallocator>>) == 16 * sizeof(void*));
+static_assert(sizeof(BitmappedBlock<64, 64, Mallocator, Multiblock::yes, NullAllocator>) == 13 * sizeof(void*));
+static_assert(sizeof(BitmappedBlockWithInternalPointers<64, 64, Mallocator>) == 15 * sizeof(void*));
+static_assert(sizeof(SharedBitmappedBlock<64, 64, Mallocator>) == 8 * sizeof(void*));
+static_assert(sizeof(SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>) == 7 * sizeof(void*));
 // A default-constructed block is constant-initialized, so a namespace-scope one is ready before any static
 // initializer of another translation unit uses it (found in review: the cached hint word's initializers were not
 // constexpr, and such a block handed out null blocks before its dynamic initialization).

@@ -7,9 +7,10 @@
 //   * the search hint: every word before start_ is full; hint_word_ and hint_base_ follow start_;
 //   * the fresh cursor (multiblock): no block at or past it is allocated; hint_fresh_ masks exactly the hint word's
 //     blocks below it; hint_span_ covers exactly the hint word's blocks below the cursor (Multiblock::no: that exist);
-//   * the summary (single-threaded multiblock): every byte bounds the longest free run that starts in its word (its
-//     free tail continued into the next word's head, capped at 64), the hint word's byte as refresh_hint_byte would
-//     leave it; bytes are at most 64 and the 64 bytes after the last word's are zero.
+//   * the summary (single-threaded multiblock; detail/bitmap_summary.hpp states these): every byte bounds the longest
+//     free run that starts in its word (its free tail continued into the next words' heads, capped at 64), the hint
+//     word's byte as its snapshot's refresh would leave it; bytes are at most 64 and the 64 bytes after the last
+//     word's are zero.
 #include <alloy/bitmapped_block.hpp>
 
 #include <bit>
@@ -88,7 +89,9 @@ struct BitmappedBlockInspector {
       }
     }
     if constexpr (A::cached) {
-      const std::size_t first = a.start_ * 64, end = A::multi ? a.fresh_ : blocks;
+      std::size_t end = blocks;
+      if constexpr (A::multi) end = a.fresh_;
+      const std::size_t first = a.start_ * 64;
       const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
       if (a.hint_span_ != want) err << "hint_span_ does not cover exactly the hint word's blocks below the cursor; ";
     }
@@ -98,11 +101,11 @@ struct BitmappedBlockInspector {
       if (a.hint_fresh_ != want) err << "hint_fresh_ does not mask the hint word's blocks below the cursor; ";
     }
     if constexpr (A::summarized) {
-      const unsigned char* sum = a.sum_;
+      const unsigned char* sum = a.summary_.bytes();
       for (std::size_t w = 0; w < words; ++w) {
         unsigned byte = sum[w];
         if (byte > 64) err << "byte " << w << " is " << byte << "; ";
-        if (w == a.start_ && (a.hint_snap_ & ~bits[w])) byte = 64;  // refresh_hint_byte raises it before any read
+        if (w == a.start_ && (a.summary_.snapshot() & ~bits[w])) byte = 64;  // refresh raises it before any read
         const unsigned need = longest_from(bits, words, w);
         if (byte < need) {
           err << "summary byte of word " << w << " is " << unsigned{sum[w]} << " but a free run of " << need

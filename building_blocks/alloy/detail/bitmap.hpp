@@ -10,11 +10,6 @@
 
 #include <alloy/config.hpp>
 
-#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
-#include <emmintrin.h>
-#define ALLOY_BITMAP_SSE2 1
-#endif
-
 namespace alloy::detail::bitmap {
 
 inline constexpr std::size_t npos = SIZE_MAX;
@@ -103,55 +98,7 @@ constexpr unsigned longest_run(std::uint64_t x) noexcept {
   return len;
 }
 
-// ------------------------------------------------------------------------------------------------------------
-// The summary index of a multiblock search: one byte per word bounding the longest free run that starts in it.
-
-/// The byte of word i of `bits` (n words; a set bit is an allocated block), whose value w the caller has at hand:
-/// the exact longest free run below 8, 64 from 8 on (longest_run_bound8), and the free tail continued into word
-/// i + 1's free head, capped at 64.
-[[gnu::always_inline]] inline unsigned summary_byte(std::uint64_t w, const std::uint64_t* bits, std::size_t i,
-                                                    std::size_t n) noexcept {
-  ALLOY_ASSERT(bits[i] == w, "internal: bitmap::summary_byte: w must be word i");
-  unsigned v = longest_run_bound8(~w);
-  if (const unsigned t = static_cast<unsigned>(std::countl_zero(w)); t && i + 1 < n) {
-    const unsigned c = t + static_cast<unsigned>(std::countr_zero(bits[i + 1]));
-    v = v > c ? v : c;
-  }
-  return v < 64 ? v : 64;
-}
-
-/// The first index at or after i (i <= n) whose byte in sum is at least k (1 <= k <= 64), or n when there is none.
-/// sum must hold 64 readable bytes past sum[n - 1], all zero (each step reads 64 bytes, or 8 without SSE2), and
-/// every byte must be at most 64 (a signed byte compare is then exact). The 8-byte step assumes little-endian loads.
-[[gnu::always_inline]] inline std::size_t first_at_least(const unsigned char* sum, std::size_t i, std::size_t n,
-                                                         unsigned k) noexcept {
-  ALLOY_ASSERT(i <= n && k >= 1 && k <= 64, "internal: bitmap::first_at_least: needs i <= n and 1 <= k <= 64");
-#if ALLOY_BITMAP_SSE2
-  // 64 bytes per step (four 16-byte compares): most searches take one step, so the loop's exit branch is
-  // mispredicted less often.
-  const __m128i below = _mm_set1_epi8(static_cast<char>(k - 1));
-  for (;;) {
-    auto m16 = [&](std::size_t o) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sum + i + o));
-      return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v, below))));
-    };
-    const std::uint64_t hit = m16(0) | m16(16) << 16 | m16(32) << 32 | m16(48) << 48;
-    if (hit) return i + static_cast<unsigned>(std::countr_zero(hit));
-    i += 64;
-    if (i >= n) return n;
-  }
-#else
-  const std::uint64_t add = (128u - k) * 0x0101010101010101ull;  // bit 7 of each byte: byte + 128 - k >= 128
-  for (;;) {
-    std::uint64_t x;
-    std::memcpy(&x, sum + i, 8);
-    const std::uint64_t hit = (x + add) & 0x8080808080808080ull;
-    if (hit) return i + static_cast<unsigned>(std::countr_zero(hit)) / 8;
-    i += 8;
-    if (i >= n) return n;
-  }
-#endif
-}
+// The summary index built on these (summary_byte, first_at_least, its upkeep): alloy/detail/bitmap_summary.hpp.
 
 // ------------------------------------------------------------------------------------------------------------
 // Ranges over a plain word array (single-threaded).
@@ -197,13 +144,6 @@ inline std::size_t find_set_backward(const std::uint64_t* w, std::size_t i) noex
     if (wi == 0) return npos;
     x = w[--wi];
   }
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// Atomic access to plain words (SharedBitmappedBlock): std::atomic_ref, so the same storage serves both.
-
-inline std::uint64_t load_relaxed(std::uint64_t& w) noexcept {
-  return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed);
 }
 
 }  // namespace alloy::detail::bitmap

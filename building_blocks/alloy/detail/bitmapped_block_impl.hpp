@@ -1,7 +1,11 @@
 #pragma once
 /// \file alloy/detail/bitmapped_block_impl.hpp
 /// The one implementation behind BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers
-/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>.
+/// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its
+/// invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
+/// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
+/// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
+/// lock and per-thread start words).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -15,7 +19,10 @@
 #include <sched.h>  // sched_yield, not <thread>: 0.2 s less per translation unit (g++ 12 -O2)
 
 #include <alloy/common.hpp>
+#include <alloy/detail/atomic_bitmap.hpp>
 #include <alloy/detail/bitmap.hpp>
+#include <alloy/detail/bitmap_layout.hpp>
+#include <alloy/detail/bitmap_summary.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
 
@@ -34,23 +41,11 @@ struct BlockSizeStore<choose_at_runtime> {
   void set_block_size(std::size_t s) noexcept { bs_ = s; }
 };
 
-// A small per-thread slot number: SharedBitmappedBlock starts each thread's single-block search at a different
-// word, so that threads do not all CAS the same cache line.
-inline std::size_t bitmapped_thread_slot() noexcept {
-  static std::atomic<std::size_t> next{0};
-  thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-  return slot;
-}
-struct BitmappedThreadHint {
-  const void* owner = nullptr;
-  std::size_t word = 0;
-};
-inline BitmappedThreadHint& bitmapped_thread_hint() noexcept {
-  thread_local BitmappedThreadHint h;
-  return h;
-}
-
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
+struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
+// The other absent members, one type each ([[no_unique_address]] members of one empty type need distinct addresses).
+template <int Member>
+struct Absent {};
 
 // Declared here, defined by the tests only (tests/support/bitmapped_block_invariants.hpp): reads the private state
 // to check the block's invariants after every operation of the randomized tests.
@@ -58,7 +53,8 @@ struct BitmappedBlockInspector;
 
 template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
           bool Starts>
-class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
+class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
+                           private BitmapLayout<Alignment, Parent, Bookkeeping, Starts ? 2 : 1> {
   friend struct BitmappedBlockInspector;
   static_assert(is_power_of_two(Alignment),
                 "BitmappedBlock: Alignment must be a power of two (e.g. 16 = platform_alignment, 64, 4096)");
@@ -92,21 +88,25 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   static_assert(!(Starts && Shared), "internal: no shared variant with internal pointers");
 
   using Sizes = BlockSizeStore<BlockSize>;
+  // Where the bitmap and the payload live and who owns them (detail/bitmap_layout.hpp).
+  using Layout = BitmapLayout<Alignment, Parent, Bookkeeping, Starts ? 2 : 1>;
+  using Layout::bits_;
+  using Layout::blocks_;
+  using Layout::in_band;
+  using Layout::maps;
+  using Layout::mem_;
+  using Layout::parent_;
+  using Layout::payload_;
+  using Layout::words_;
+  using Layout::words_for;
   static constexpr bool multi = M == Multiblock::yes;
-  static constexpr bool in_band = host_accessible<Parent>;
   static constexpr bool has_parent = !std::is_same_v<Parent, NullAllocator>;
-  static constexpr std::size_t maps = Starts ? 2 : 1;  // control bitmap (+ start bitmap)
   static constexpr std::size_t npos = bitmap::npos;
-  // The summary index (single-threaded multiblock only): one byte per word, an upper bound of the longest free run
-  // that starts in that word (its in-word runs and its free tail continued into the next word's free head), capped
-  // at 64. A multi-block free raises the bytes of the run that grew to its exact length; a single-block free outside
-  // the hint word raises its word's and the previous word's bytes to 64 (one 2-byte store); a multi-block allocate
-  // sets its word's byte exactly (below 8); a search that finds no run of k in a word lowers its byte below k.
-  // Searches skip words whose byte is below k, 64 bytes per step, so their cost follows the words that might fit,
-  // not the size of the arena. Exception: the byte of the hint word (start_) is not raised by a single-block free in
-  // it (W1's whole loop), which stores nothing but the word: hint_snap_ keeps the word as it was when its byte was
-  // last known to bound it, and before a search reads the byte or the hint moves back, a block free now but taken in
-  // the snapshot raises the byte to 64.
+  // The summary index (single-threaded multiblock only; detail/bitmap_summary.hpp, whose header states its rules and
+  // invariants): one byte per word, an upper bound of the longest free run that starts there, so that searches skip
+  // the words that cannot hold a run of k. The hint word (start_) is its exception: the fast single-block free does
+  // not raise its byte, and the summary's snapshot of the word restores the bound (refresh) before a search reads the
+  // byte or the hint moves back.
   // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
   // word-by-word search from the hint).
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
@@ -135,40 +135,40 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   explicit BitmappedBlockImpl(std::span<std::byte> mem) noexcept
     requires(BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    init_span(mem);
+    if (Layout::init_span(mem, bs())) init_bits();
   }
   BitmappedBlockImpl(std::span<std::byte> mem, std::size_t block_size) noexcept
     requires(BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    if (set_runtime_block_size(block_size)) init_span(mem);
+    if (set_runtime_block_size(block_size) && Layout::init_span(mem, bs())) init_bits();
   }
   /// Draws ceil(capacity / block_size) blocks from the parent (one allocation of bitmap + payload on the host).
   explicit BitmappedBlockImpl(std::size_t capacity) noexcept
     requires(has_parent && BlockSize != choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    init_capacity(capacity);
+    if (Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(std::size_t capacity, std::size_t block_size) noexcept
     requires(has_parent && BlockSize == choose_at_runtime && std::is_default_constructible_v<Parent>)
   {
-    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+    if (set_runtime_block_size(block_size) && Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(Parent parent, std::size_t capacity) noexcept
     requires(has_parent && BlockSize != choose_at_runtime)
-      : parent_(std::move(parent)) {
-    init_capacity(capacity);
+      : Layout(std::move(parent)) {
+    if (Layout::init_capacity(capacity, bs())) init_bits();
   }
   BitmappedBlockImpl(Parent parent, std::size_t capacity, std::size_t block_size) noexcept
     requires(has_parent && BlockSize == choose_at_runtime)
-      : parent_(std::move(parent)) {
-    if (set_runtime_block_size(block_size)) init_capacity(capacity);
+      : Layout(std::move(parent)) {
+    if (set_runtime_block_size(block_size) && Layout::init_capacity(capacity, bs())) init_bits();
   }
 
   BitmappedBlockImpl(const BitmappedBlockImpl&) = delete;
   BitmappedBlockImpl& operator=(const BitmappedBlockImpl&) = delete;
   /// Moving transfers the memory; the source is left with none. Not while another thread uses the source.
   BitmappedBlockImpl(BitmappedBlockImpl&& o) noexcept
-      : Sizes(static_cast<const Sizes&>(o)), parent_(std::move(o.parent_)) {
+      : Sizes(static_cast<const Sizes&>(o)), Layout(std::move(o.parent_)) {
     take(o);
   }
   BitmappedBlockImpl& operator=(BitmappedBlockImpl&& o) noexcept {
@@ -408,8 +408,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
           if (!check_whole_allocation(offset_of(b.ptr) / bs(), 1)) return false;
         }
         // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
-        // or summary work (a stale summary byte is found later through hint_snap_, see refresh_hint_byte). The
-        // bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
+        // or summary work (a stale summary byte is found later through the summary's snapshot, refresh_hint_byte).
+        // The bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
         // checks cost nothing here: a pointer past it takes the range test below, and a double free clears a bit
         // that is already clear (nothing changes; the answer is false). No branch on the bit: W1 ignores the answer.
         const std::size_t d = offset_from(hint_base_, b.ptr);
@@ -445,7 +445,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         // Its byte and the previous word's to 64 (a bound; wi - 1 may be the hint word). The exact raise
         // (raise_one_word, as multi-block frees do) cost W2's shuffled drain about 1.5 ns per free and bought W3
         // under 2% (docs/design_notes.md).
-        if constexpr (summarized) raise_summary(wi);
+        if constexpr (summarized) summary_.raise_pair(wi);
         return live;
       }
     } else {
@@ -500,9 +500,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if (words_) store(words_ - 1, pad_mask());
     set_start(0);
     reset_snap();
-    if constexpr (summarized) {
-      if (words_) std::memset(sum_, 64, words_);
-    }
+    if constexpr (summarized) summary_.reset(words_);
     return true;
   }
 
@@ -542,21 +540,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
  private:
   // ----------------------------------------------------------------------------------------------------------
-  // State: bits_ (control bitmap, then the start bitmap when Starts), payload_, counts, hints, owned memory.
-  [[no_unique_address]] Parent parent_{};
-  std::uint64_t* bits_ = bitmap::sentinel();  // never null, so the fast path needs no check
-  std::byte* payload_ = nullptr;
-  std::size_t blocks_ = 0;
-  std::size_t words_ = 0;  // control words: ceil(blocks_ / 64)
-  std::size_t start_ = 0;  // every word before it is full (single-threaded search hint)
-  // Kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_, bits_ or
-  // payload_ changes: the single-block allocate works from them without index arithmetic. Single-threaded without
-  // blocks, hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
-  std::uint64_t* hint_word_ = no_block_hint_word();
-  std::byte* hint_base_ = nullptr;
+  // State: the layout's (Layout: parent_, bits_ (control bitmap, then the start bitmap when Starts), payload_,
+  // blocks_, words_, mem_), then the hints, the fresh cursor, the lock and the summary, each where its mode uses it.
+  // Single-threaded: every word before it is full (the search hint). SharedBitmappedBlock has none: its single-block
+  // searches start at a per-thread word, its locked searches at word 0.
+  [[no_unique_address]] std::conditional_t<cached, std::size_t, Absent<0>> start_{};
+  // Single-threaded: kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_,
+  // bits_ or payload_ changes: the single-block allocate works from them without index arithmetic. Without blocks,
+  // hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
+  [[no_unique_address]] std::conditional_t<cached, std::uint64_t*, Absent<1>> hint_word_ = no_block_hint_word();
+  [[no_unique_address]] std::conditional_t<cached, std::byte*, Absent<2>> hint_base_{};
   // Single-threaded: word start_'s bits between calls (see `cached`); bits_[start_] may be older.
   [[no_unique_address]] std::conditional_t<cached, std::uint64_t, NoWord> hint_bits_ = no_block_hint_bits();
-  std::size_t fresh_ = 0;  // blocks at and after it were never allocated
+  // Multiblock: blocks at and after it were never allocated (allocate_fresh's cursor; Multiblock::no has none).
+  [[no_unique_address]] std::conditional_t<multi, std::size_t, Absent<3>> fresh_{};
   // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint; set_fresh
   // also clears the blocks it brings below the cursor in hint_bits_).
   [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
@@ -564,11 +561,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // bits in hint_bits_ are true: those that exist (Multiblock::no) or lie below the fresh cursor (multiblock; the
   // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
   [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
-  // Multiblock, single-threaded: the hint word when its summary byte last bounded it (see refresh_hint_byte).
-  [[no_unique_address]] std::conditional_t<summarized, std::uint64_t, NoWord> hint_snap_{};
-  Block mem_{};            // what the parent gave (freed by the destructor); empty over a caller's span
-  mutable std::uint32_t lock_ = 0;  // SharedBitmappedBlock: multiblock operations
-  unsigned char* sum_ = nullptr;    // the summary index (see `summarized`)
+  // SharedBitmappedBlock: the spin lock of the multiblock operations.
+  [[no_unique_address]] std::conditional_t<Shared, SpinLock, Absent<4>> lock_{};
+  // The summary index and the hint word's snapshot (see `summarized`).
+  [[no_unique_address]] std::conditional_t<summarized, BitmapSummary<Bookkeeping>, NoSummary> summary_{};
 
   // ----------------------------------------------------------------------------------------------------------
   // Layout
@@ -595,42 +591,25 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     return s <= SIZE_MAX / 64;
   }
 
-  // Bitmap words needed for n blocks (control, and start bits when Starts).
-  static std::size_t words_for(std::size_t n) noexcept { return divide_round_up(n, 64); }
-
+  // The bitmap words of freshly laid-out blocks (Layout set bits_, payload_, blocks_, words_): all free, the padding
+  // past the last block taken; the hints, the cursor and the summary.
   void init_bits() noexcept {
-    words_ = words_for(blocks_);
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
-    fresh_ = 0;
-    start_ = 0;
+    if constexpr (multi) fresh_ = 0;
+    if constexpr (cached) start_ = 0;
     sync_hint();  // new bits_, payload_ and cursor, whatever start_ was
     reset_snap();
     if constexpr (summarized) {
-      // [one spare byte][one byte per word][64 zero bytes: searches read 64 at a time]; sum_: word 0's byte.
-      Block b = Bookkeeping{}.allocate(summary_bytes());
-      if (!b) {  // no memory for the index: no blocks either (the search needs it)
+      if (!summary_.init(words_)) {  // no memory for the index: no blocks either (the search needs it)
         release();
         return;
       }
-      sum_ = static_cast<unsigned char*>(b.ptr) + 1;
-      std::memset(sum_ - 1, 0, summary_bytes());
-      std::memset(sum_, 64, words_);
     }
     load_hint();
   }
-  std::size_t summary_bytes() const noexcept { return words_ + 65; }
-  // Runs starting in word wi and in word wi - 1 may have grown.
-  void raise_summary(std::size_t wi) noexcept {
-    static constexpr unsigned char both[2] = {64, 64};
-    std::memcpy((sum_ - 1) + wi, both, 2);
-  }
-  // The fast path's single-block free in the hint word does not raise the word's summary byte (it stores only the
-  // word). The byte still bounds the word while the word holds every block that the snapshot holds (it has no
-  // longer run than the snapshot had); otherwise the byte goes to 64. Called before the summary is read or the hint
-  // moves back. (Words before the hint are full, so any byte bounds them: when the hint moves forward the stale byte
-  // needs nothing.) Whoever sets the hint word's byte exactly takes a new snapshot (snap_if_hint).
-  // In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
+  // The summary's snapshot rule for the hint word (BitmapSummary::refresh): called before the summary is read or the
+  // hint moves back. In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
   // Without a summary it reads nothing: in SharedBitmappedBlock the hint word is one that lock-free single-block
   // paths CAS, and a plain read of it, even one thrown away, is a data race (TSan reports it at -O0, where the read
   // is not dropped).
@@ -638,20 +617,20 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     if constexpr (summarized) refresh_hint_byte(*hint_word_);
   }
   void refresh_hint_byte(std::uint64_t w) noexcept {
-    if constexpr (summarized) {
-      if (hint_snap_ & ~w) sum_[start_] = 64;
-      hint_snap_ = w;
-    } else {
-      (void)w;
-    }
+    if constexpr (summarized) summary_.refresh(start_, w);
+    else (void)w;
   }
-  void reset_snap() noexcept {  // every byte bounds its word (a fresh or reset summary)
-    if constexpr (summarized) hint_snap_ = *hint_word_;
+  void reset_snap() noexcept {  // the hint word's byte bounds it (a new hint word, a fresh or reset summary)
+    if constexpr (summarized) summary_.snap(*hint_word_);
   }
-  void snap_if_hint(std::size_t i, std::uint64_t w) noexcept {  // word i's byte was just set exactly for content w
-    if constexpr (summarized) {
-      if (i == start_) hint_snap_ = w;
-    }
+  // The summary's raises after a free (BitmapSummary::raise_one_word, raise_range), as calls of two arguments: the
+  // summary's own five (bitmap, words, hint) are loaded inside. Called directly, they cost W3 5 instructions per step
+  // (the arguments set up at every call, in deallocate's inlined fast path too).
+  void raise_one_word(std::size_t wf, unsigned p) noexcept requires summarized {
+    summary_.raise_one_word(bits_, words_, wf, p, start_);
+  }
+  void raise_summary_range(std::size_t i, std::size_t k) noexcept requires summarized {
+    summary_.raise_range(bits_, words_, i, k, start_);
   }
   // The search hint moves back to word wi (a block in it was freed; the caller raises wi's byte).
   void lower_start(std::size_t wi) noexcept {
@@ -660,198 +639,47 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       set_start(wi);
     }
   }
-  // Bits from p of word wf were just freed (within that word): raise the bytes of the one run that grew, exactly
-  // (its part in wf continued into wf + 1's head; the free tail of wf - 1 continued into it).
-  void raise_one_word(std::size_t wf, unsigned p) noexcept {
-    const std::uint64_t nw = bits_[wf];
-    // The free run that now holds bit p: `down` free bits below p, `up` from p in this word.
-    const unsigned down = p + static_cast<unsigned>(std::countl_zero(nw & ((std::uint64_t{1} << p) - 1))) - 64;
-    const std::uint64_t hi = nw >> p;
-    const unsigned up = hi ? static_cast<unsigned>(std::countr_zero(hi)) : 64 - p;
-    unsigned len = down + up;
-    if (p + up == 64 && wf + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[wf + 1]));
-    raise_to(wf, len);
-    if (down == p && wf > 0) {  // the run starts at bit 0: the previous word's free tail continues into it
-      head_grew(wf);
-      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
-      if (t) raise_to(wf - 1, t + len);
-    }
-  }
-  // Blocks [i, i + k) were just freed. The only runs that grew are the one that now contains them (its part in each
-  // word it touches) and, when that run reaches bit 0 of block i's word, the previous word's tail continued into
-  // it: raise exactly
-  // those bytes to those lengths, so a byte that was exact stays exact.
-  void raise_summary_range(std::size_t i, std::size_t k) noexcept {
-    const std::size_t wf = i / 64, wl = (i + k - 1) / 64;
-    for (std::size_t w = wf + 1; w < wl; ++w) sum_[w] = 64;
-    if (wl > wf) raise_to(wl, run_through(wl, 0));
-    raise_to(wf, run_through(wf, static_cast<unsigned>(i % 64)));
-    if (wf > 0 && static_cast<unsigned>(std::countr_zero(bits_[wf])) > i % 64) {  // the run reaches bit 0 of wf
-      head_grew(wf);
-      const unsigned t = static_cast<unsigned>(std::countl_zero(bits_[wf - 1]));
-      if (t) raise_to(wf - 1, t + static_cast<unsigned>(std::countr_zero(bits_[wf])));
-    }
-  }
-  // Word wf's free head grew, so the run from word wf - 1's free tail did too. When wf - 1 is the hint word, its byte
-  // may stand for its snapshot, whose free tail can be longer than the word's now (blocks taken since): refresh it
-  // first, so that the snapshot is the word as it is now and the raise that follows (or none, for no free tail)
-  // leaves a bound. (The test "the hint word's summary byte bounds its tail run..." replays the case.)
-  void head_grew(std::size_t wf) noexcept {
-    if (wf - 1 == start_) refresh_hint_byte();
-  }
-  void raise_to(std::size_t w, unsigned v) noexcept {  // a max and a store
-    sum_[w] = static_cast<unsigned char>(std::max<unsigned>(sum_[w], std::min(v, 64u)));
-  }
-  // Length of the free run through bit p of word w, from its first bit in w, continued into the next word's head.
-  unsigned run_through(std::size_t w, unsigned p) const noexcept {
-    const std::uint64_t free = ~bits_[w];
-    const unsigned up = static_cast<unsigned>(std::countr_one(free >> p));
-    const unsigned down = p ? static_cast<unsigned>(std::countl_one(free << (64 - p))) : 0u;
-    unsigned len = down + up;
-    if (p + up == 64 && w + 1 < words_) len += static_cast<unsigned>(std::countr_zero(bits_[w + 1]));
-    return len;
-  }
-
-  // D's layout over [p, p + len): the largest n such that ceil(n / 64) words, padding to Alignment and n blocks fit.
-  void init_span(std::span<std::byte> mem) noexcept {
-    if constexpr (!in_band) {
-      // Device memory: the bitmap lives on the host; the span is payload only.
-      const std::uintptr_t base = address_of(mem.data()), start = align_up(base, Alignment);
-      if (!mem.data() || start < base || start - base > mem.size()) return;
-      const std::size_t n = (mem.size() - (start - base)) / bs();
-      if (!alloc_out_of_band_bits(n)) return;
-      payload_ = static_cast<std::byte*>(to_pointer(start));
-      blocks_ = n;
-      init_bits();
-    } else {
-      if (!mem.data()) return;
-      const std::uintptr_t base0 = address_of(mem.data()), base = align_up(base0, alignof(std::uint64_t));
-      if (base - base0 > mem.size()) return;
-      const std::size_t len = mem.size() - (base - base0);
-      // D's first estimate: bits available over bits per block (bitmap included); then down to the largest n that fits.
-      std::size_t n = len / bs();
-      if (bs() <= (SIZE_MAX - maps) / 8) {
-        const std::size_t per = 8 * bs() + maps;
-        n = (len / per) * 8 + (len % per) * 8 / per;
-      }
-      auto fits = [&](std::size_t c, std::uintptr_t& pay) {
-        const std::size_t words = words_for(c) * maps;
-        const std::uintptr_t p = align_up(base + words * sizeof(std::uint64_t), Alignment);
-        if (p < base) return false;
-        std::size_t need = 0;
-        if (!mul_checked(c, bs(), need) || !add_checked(need, p - base, need)) return false;
-        pay = p;
-        return need <= len;
-      };
-      std::uintptr_t pay = 0;
-      while (n && !fits(n, pay)) --n;
-      if (n == 0) return;
-      bits_ = reinterpret_cast<std::uint64_t*>(to_pointer(base));
-      payload_ = static_cast<std::byte*>(to_pointer(pay));
-      blocks_ = n;
-      init_bits();
-    }
-  }
-
-  void init_capacity(std::size_t capacity) noexcept {
-    const std::size_t n = blocks_for(capacity);
-    if (n == 0) return;
-    std::size_t payload_len = 0;
-    if (!mul_checked(n, bs(), payload_len)) return;
-    if constexpr (in_band) {
-      // D's totalAllocation: bitmap words, the worst-case slack to reach Alignment, then the blocks.
-      const std::size_t bitmap_bytes = words_for(n) * maps * sizeof(std::uint64_t);
-      const std::size_t initial =
-          std::min<std::size_t>(Parent::alignment, std::size_t{1} << std::min(31, std::countr_zero(bitmap_bytes)));
-      const std::size_t slack = Alignment <= initial ? 0 : Alignment - initial;
-      std::size_t total = 0;
-      if (!add_checked(bitmap_bytes, slack, total) || !add_checked(total, payload_len, total)) return;
-      Block m = parent_.allocate(total);
-      if (!m) return;
-      mem_ = m;
-      bits_ = static_cast<std::uint64_t*>(m.ptr);
-      payload_ = static_cast<std::byte*>(align_up(static_cast<void*>(static_cast<std::byte*>(m.ptr) + bitmap_bytes),
-                                                  Alignment));
-      blocks_ = n;
-      init_bits();
-    } else {
-      Block m{};
-      if constexpr (Alignment > Parent::alignment && has_aligned_allocate<Parent>) {
-        m = parent_.aligned_allocate(payload_len, Alignment);
-      } else {
-        std::size_t total = payload_len;
-        if (Alignment > Parent::alignment && !add_checked(total, Alignment - Parent::alignment, total)) return;
-        m = parent_.allocate(total);
-      }
-      if (!m) return;
-      if (!alloc_out_of_band_bits(n)) {
-        if constexpr (has_deallocate<Parent>) parent_.deallocate(m);
-        return;
-      }
-      mem_ = m;
-      payload_ = static_cast<std::byte*>(align_up(m.ptr, Alignment));  // address arithmetic only: never touched
-      blocks_ = n;
-      init_bits();
-    }
-  }
-
-  bool alloc_out_of_band_bits(std::size_t n) noexcept {
-    if (n == 0) return false;
-    const std::size_t bytes = words_for(n) * maps * sizeof(std::uint64_t);
-    Block b = Bookkeeping{}.allocate(bytes);
-    if (!b) return false;
-    ALLOY_ASSERT(is_aligned(b.ptr, alignof(std::uint64_t)),
-                 "BitmappedBlock: the bookkeeping allocator returned memory not aligned to 8 bytes");
-    bits_ = static_cast<std::uint64_t*>(b.ptr);
-    return true;
-  }
-
   void release() noexcept {
-    if constexpr (!in_band) {
-      if (bits_ != bitmap::sentinel()) Bookkeeping{}.deallocate({bits_, words_ * maps * sizeof(std::uint64_t)});
-    }
-    if constexpr (summarized) {
-      if (sum_) Bookkeeping{}.deallocate({sum_ - 1, summary_bytes()});
-      sum_ = nullptr;
-    }
-    if constexpr (has_deallocate<Parent>) {
-      if (mem_) parent_.deallocate(mem_);
-    }
-    bits_ = bitmap::sentinel();
-    payload_ = nullptr;
-    blocks_ = words_ = start_ = fresh_ = 0;
-    mem_ = {};
+    if constexpr (summarized) summary_.release(words_);
+    Layout::release();
+    if constexpr (cached) start_ = 0;
+    if constexpr (multi) fresh_ = 0;
     hint_bits_ = no_block_hint_bits();
     sync_hint();
     reset_snap();
   }
   void take(BitmappedBlockImpl& o) noexcept {
-    bits_ = std::exchange(o.bits_, bitmap::sentinel());
-    payload_ = std::exchange(o.payload_, nullptr);
-    blocks_ = std::exchange(o.blocks_, 0);
-    words_ = std::exchange(o.words_, 0);
-    start_ = std::exchange(o.start_, 0);
-    fresh_ = std::exchange(o.fresh_, 0);
-    mem_ = std::exchange(o.mem_, Block{});
-    sum_ = std::exchange(o.sum_, nullptr);
-    hint_snap_ = o.hint_snap_;
+    Layout::take(o);
+    if constexpr (cached) start_ = std::exchange(o.start_, 0);
+    if constexpr (multi) fresh_ = std::exchange(o.fresh_, 0);
+    if constexpr (summarized) summary_.take(o.summary_);
     hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
     sync_hint();
     o.sync_hint();
     o.reset_snap();
   }
   // Nothing when the hint stays (W3's searches mostly end in the hint word): whatever else changed called sync_hint.
+  // SharedBitmappedBlock has no hint: nothing.
   void set_start(std::size_t s) noexcept {
-    if (s == start_) return;  // the same word keeps its snapshot
-    start_ = s;
-    sync_hint();
-    reset_snap();  // a word that was not the hint: its byte bounds it
+    if constexpr (cached) {
+      if (s == start_) return;  // the same word keeps its snapshot
+      start_ = s;
+      sync_hint();
+      reset_snap();  // a word that was not the hint: its byte bounds it
+    } else {
+      (void)s;
+    }
+  }
+  // Where a search that starts at the hint starts: start_, or word 0 (SharedBitmappedBlock).
+  [[nodiscard]] std::size_t hint_or_zero() const noexcept {
+    if constexpr (cached) return start_;
+    else return 0;
   }
   // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
   // translation units' static initializers).
-  constexpr std::uint64_t* no_block_hint_word() noexcept {
+  constexpr auto no_block_hint_word() noexcept {
     if constexpr (cached) return &hint_bits_;
-    else return bitmap::sentinel();
+    else return Absent<1>{};
   }
   static constexpr auto no_block_hint_bits() noexcept {
     if constexpr (cached) return all_ones;
@@ -910,13 +738,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   };
 
   void sync_hint() noexcept {
-    hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
-    hint_base_ = payload_ + start_ * 64 * bs();
-    if constexpr (cached) hint_span_ = blocks_in_hint_word(multi ? fresh_ : blocks_) * bs();
-    if constexpr (fresh_masked) {
-      hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
+    if constexpr (cached) {  // SharedBitmappedBlock has no hint
+      hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
+      hint_base_ = payload_ + start_ * 64 * bs();
+      if constexpr (multi) hint_span_ = blocks_in_hint_word(fresh_) * bs();
+      else hint_span_ = blocks_in_hint_word(blocks_) * bs();
+      if constexpr (fresh_masked) hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
     }
   }
+
   void set_fresh(std::size_t v) noexcept {  // single-threaded
     fresh_ = v;
     if constexpr (fresh_masked) {
@@ -965,25 +795,22 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Word access: plain for the single-threaded blocks, std::atomic_ref for SharedBitmappedBlock.
 
   [[nodiscard]] std::uint64_t load(std::size_t i) const noexcept {
-    if constexpr (Shared) return bitmap::load_relaxed(bits_[i]);
+    if constexpr (Shared) return atomic_bitmap::load(bits_, i);
     else return bits_[i];
   }
   void store(std::size_t i, std::uint64_t v) noexcept {
-    if constexpr (Shared) std::atomic_ref<std::uint64_t>(bits_[i]).store(v, std::memory_order_release);
+    if constexpr (Shared) atomic_bitmap::store(bits_, i, v);
     else bits_[i] = v;
   }
   [[nodiscard]] std::size_t load_fresh() const noexcept {
-    if constexpr (Shared) return std::atomic_ref<std::size_t>(const_cast<std::size_t&>(fresh_)).load(std::memory_order_relaxed);
+    if constexpr (Shared) return atomic_bitmap::load(fresh_);
     else return fresh_;
   }
   void raise_fresh(std::size_t v) noexcept {
     if constexpr (!multi) {
       (void)v;
     } else if constexpr (Shared) {
-      std::atomic_ref<std::size_t> f(fresh_);
-      std::size_t cur = f.load(std::memory_order_relaxed);
-      while (cur < v && !f.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-      }
+      atomic_bitmap::raise_to(fresh_, v);
     } else {
       if (v > fresh_) set_fresh(v);
     }
@@ -995,15 +822,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
     BitmappedBlockImpl* self;
     explicit Guard(BitmappedBlockImpl* s) noexcept : self(s) {
       if constexpr (Shared) {
-        std::atomic_ref<std::uint32_t> l(self->lock_);
-        while (l.exchange(1, std::memory_order_acquire))
-          while (l.load(std::memory_order_relaxed)) ::sched_yield();
+        self->lock_.lock();
       } else {
         self->flush_hint();
       }
     }
     ~Guard() {
-      if constexpr (Shared) std::atomic_ref<std::uint32_t>(self->lock_).store(0, std::memory_order_release);
+      if constexpr (Shared) self->lock_.unlock();
       else self->load_hint();
     }
     Guard(const Guard&) = delete;
@@ -1085,39 +910,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
   std::size_t alloc1() noexcept {
     if constexpr (Shared) {
+      // Lock-free, from this thread's own word (detail/atomic_bitmap.hpp).
       if (words_ == 0) return npos;
-      BitmappedThreadHint& h = bitmapped_thread_hint();
-      std::size_t i = h.word;
-      // Threads start one stride (at least one 64-byte line of words) apart.
-      const auto stride = [this] { return std::max<std::size_t>(8, (words_ / 16) & ~std::size_t{7}); };
-      if (h.owner != this || i >= words_) {
-        i = (bitmapped_thread_slot() * stride()) % words_;
-        h.owner = this;
+      const std::size_t idx = atomic_bitmap::claim_one(bits_, words_, this);
+      if constexpr (multi) {
+        if (idx != npos && idx >= load_fresh()) raise_fresh(idx + 1);
       }
-      bool contended = false;
-      for (std::size_t c = 0; c < words_; ++c) {
-        std::atomic_ref<std::uint64_t> a(bits_[i]);
-        std::uint64_t w = a.load(std::memory_order_relaxed);
-        while (w != all_ones) {
-          const unsigned j = static_cast<unsigned>(std::countr_one(w));
-          if (a.compare_exchange_weak(w, w | (std::uint64_t{1} << j), std::memory_order_acquire,
-                                      std::memory_order_relaxed)) {
-            // A claim that met another thread's write moves this thread's next search one stride on: the slot-0
-            // thread starts at word 0, where every locked multi-block search starts its first fit, and sharing
-            // that cache line made mixed churn 2-5x slower. Uncontended (one thread, or threads on their own
-            // words) nothing moves, so a single thread keeps D's offsets.
-            h.word = contended ? (i + stride()) % words_ : i;
-            const std::size_t idx = i * 64 + j;
-            if constexpr (multi) {
-              if (idx >= load_fresh()) raise_fresh(idx + 1);
-            }
-            return idx;
-          }
-          contended = true;
-        }
-        if (++i == words_) i = 0;
-      }
-      return npos;
+      return idx;
     } else {
       for (std::size_t i = start_; i < words_; ++i) {
         std::uint64_t w = bits_[i];
@@ -1141,19 +940,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
 
   // Frees block i; false (nothing changed) when it was free: a double free, after ALLOY_ASSERT in debug builds.
   bool release1(std::size_t i) noexcept {
-    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
     if constexpr (Shared) {
-      // Clearing a clear bit changes nothing, so the double free is refused by the same atomic operation.
-      const std::uint64_t old = std::atomic_ref<std::uint64_t>(bits_[i / 64]).fetch_and(~bit, std::memory_order_release);
-      ALLOY_ASSERT(old & bit, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-      return (old & bit) != 0;
+      return atomic_bitmap::release_one(bits_, i);  // a double free is refused by the same atomic operation
     } else {
+      const std::uint64_t bit = std::uint64_t{1} << (i % 64);
       const bool live = (bits_[i / 64] & bit) != 0;
       ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
       if (!live) return false;
       bits_[i / 64] &= ~bit;
       lower_start(i / 64);
-      if constexpr (summarized) raise_summary(i / 64);
+      if constexpr (summarized) summary_.raise_pair(i / 64);
       return true;
     }
   }
@@ -1161,7 +957,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Multiblock::no aligned_allocate: the first free block in which an a-aligned address leaves room for n bytes.
   Block alloc1_aligned(std::size_t n, std::size_t a) noexcept {
     Guard g(this);
-    for (std::size_t i = Shared ? 0 : start_; i < words_; ++i) {
+    for (std::size_t i = hint_or_zero(); i < words_; ++i) {
       std::uint64_t free = ~load(i);
       while (free) {
         const unsigned j = static_cast<unsigned>(std::countr_zero(free));
@@ -1170,7 +966,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         std::byte* const start = payload_ + idx * bs();
         const std::uintptr_t res = align_up(address_of(start), a);
         if (res - address_of(start) + n <= bs() && claim(idx, 1)) {
-          if (!Shared && i == start_ && bits_[i] == all_ones) advance_start();
+          if constexpr (cached) {
+            if (i == start_ && bits_[i] == all_ones) advance_start();
+          }
           return {to_pointer(res), n};
         }
       }
@@ -1188,7 +986,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   }
   std::size_t alloc_blocks(std::size_t k) noexcept {
     refresh_hint_byte();
-    for (std::size_t from = Shared ? 0 : start_;;) {
+    for (std::size_t from = hint_or_zero();;) {
       const std::size_t i = find_run(from, k);
       if (i == npos) return npos;
       if (claim(i, k)) {
@@ -1276,13 +1074,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // The first word at or after i (<= words_) whose summary byte is at least k (1 to 64), or words_ (64 bytes per
   // SSE2 step; the summary has 64 zero bytes after the last word's). Every summary search goes through it.
   [[gnu::always_inline]] std::size_t next_fit_word(std::size_t i, unsigned k) const noexcept requires summarized {
-    return bitmap::first_at_least(sum_, i, words_, k);
+    return summary_.first_at_least(i, words_, k);
   }
   // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
   // returns its first block, or lowers the word's byte and returns npos.
   [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized {
     std::uint64_t* const bits = bits_;
-    unsigned char* const sum = sum_;
     const std::size_t words = words_;
     const std::uint64_t w = bits[i];
     std::size_t idx = npos;
@@ -1304,16 +1101,14 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
       // blocks do not stop here in vain.
       const std::uint64_t nw = bits[i];
-      sum[i] = static_cast<unsigned char>(bitmap::summary_byte(nw, bits, i, words));
-      snap_if_hint(i, nw);
+      summary_.set_exact(i, nw, bits, words, start_);
       if (i == start_) advance_start();
       if (idx + k > fresh_) set_fresh(idx + k);
       if constexpr (Starts) mark_start(idx, k);
       return idx;
     }
     // No run of k starts here: the exact bound below 8, k - 1 above.
-    sum[i] = static_cast<unsigned char>(std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))));
-    snap_if_hint(i, w);
+    summary_.set(i, std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))), w, start_);
     return npos;
   }
 
@@ -1367,8 +1162,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
         }
       }
       if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
-        sum_[i] = static_cast<unsigned char>(std::max(cross, bitmap::longest_run(~w)));
-        snap_if_hint(i, w);
+        summary_.set(i, std::max(cross, bitmap::longest_run(~w)), w, start_);
       }
     }
     return npos;
@@ -1410,18 +1204,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
       bitmap::set_range(bits_, i, k);
       return true;
     } else {
-      std::size_t taken = 0;  // bits of [i, i + k) claimed so far
-      const bool ok = bitmap::for_each_word(i, k, [&](std::size_t wi, std::uint64_t m) {
-        std::atomic_ref<std::uint64_t> a(bits_[wi]);
-        std::uint64_t w = a.load(std::memory_order_relaxed);
-        do {
-          if (w & m) return false;
-        } while (!a.compare_exchange_weak(w, w | m, std::memory_order_acquire, std::memory_order_relaxed));
-        taken += static_cast<std::size_t>(std::popcount(m));
-        return true;
-      });
-      if (!ok && taken) release_range(i, taken);
-      return ok;
+      return atomic_bitmap::claim_range(bits_, i, k);
     }
   }
 
@@ -1442,12 +1225,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize> {
   // Out of line: inlined into deallocate, its registers cost every multi-block free six pushes and pops (W3).
   [[gnu::noinline]] void release_range(std::size_t i, std::size_t k) noexcept {
     if constexpr (Shared) {
-      bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) {
-        [[maybe_unused]] const std::uint64_t old =
-            std::atomic_ref<std::uint64_t>(bits_[wi]).fetch_and(~m, std::memory_order_release);
-        ALLOY_ASSERT((old & m) == m, "BitmappedBlock::deallocate: double free (a block is not allocated)");
-        return true;
-      });
+      atomic_bitmap::release_range(bits_, i, k);
     } else {
       ALLOY_ASSERT(bitmap::range_is(bits_, i, k, true),
                    "BitmappedBlock::deallocate: double free (a block is not allocated)");

@@ -17,8 +17,9 @@ namespace {
 /// glibc malloc: the bytes the heap holds from the system (sbrk arena + mmapped chunks, from mallinfo2), sampled every
 /// 1024 steps. (Not measured for mimalloc, jemalloc and tcmalloc, whose statistics are not glibc's: those rows have
 /// ns/op only.) A heap keeps what earlier benchmarks freed, so
-/// the stats pass runs in a fresh process (`alloy_bench --w6-malloc-peak`, the binary found through /proc/self/exe) whose
-/// heap starts empty; the growth over the pass is the peak held.
+/// the stats pass runs in a fresh process (`alloy_bench --w6-malloc-peak`, the binary found through /proc/self/exe);
+/// the peak held is the heap's system bytes less the bytes in use when the pass starts (not less the system bytes
+/// then: the heap a process starts with is mostly free, and W6 fills it without growing it).
 struct MallocW6 {
   static constexpr const char* name = ALLOY_BENCH_MALLOC_NAME;
   static constexpr const char* label = ALLOY_BENCH_MALLOC_NAME;
@@ -33,7 +34,15 @@ struct MallocW6 {
     return 0;
 #endif
   }
-  static void begin_stats() { base = system_bytes(); peak = 0; }
+  static std::size_t in_use_bytes() {
+#if defined(__GLIBC__) && !defined(ALLOY_BENCH_NOT_GLIBC)
+    const auto mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+#else
+    return 0;
+#endif
+  }
+  static void begin_stats() { base = in_use_bytes(); peak = 0; }
   static void sample(MallocAdapter&) {
     const std::size_t now = system_bytes();
     peak = std::max(peak, now > base ? now - base : 0);

@@ -858,17 +858,15 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   // past the hint: refused when a block is free (a double free), else released. Out of line: inlined, its calls gave
   // every deallocate a stack frame and four saved registers (W3: 12 instructions per free).
   [[gnu::noinline]] bool release_checked(std::size_t i, std::size_t k) noexcept requires multi {
+    if constexpr (!Starts) {  // with start bits, deallocate has checked them already
+      if (!check_live(i, k)) return false;
+    }
     if constexpr (summarized) {
       if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) {
-        const std::uint64_t m = bitmap::low_mask(static_cast<unsigned>(k)) << p;
-        const bool live = (word_now(i / 64) & m) == m;
-        ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (a block is not allocated)");
-        if (!live) return false;
         release_in_word_synced(i / 64, p, static_cast<unsigned>(k));
         return true;
       }
     }
-    if (!Starts && !check_live(i, k)) return false;
     HintSync sync(this);
     if (k == 1) {
       release1(i);  // SharedBitmappedBlock, or no summary

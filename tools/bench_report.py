@@ -575,6 +575,12 @@ METHOD = """\
   iteration is one whole workload run; the allocator is constructed before the clock starts and destroyed after it
   stops; **ns/op** = timed wall time / ops, where an allocate (failed or not) and a deallocate each count as one op
   (W4's deallocate_all counts as one op); the table shows the **median of {reps} repetitions**.
+- Everything compiled for the benchmarks (alloy's stacks, the floors, the anchors' loops) is built with Intel's
+  mitigation of the JCC erratum (`-Wa,-mbranches-within-32B-boundaries`, option `ALLOY_BENCH_JCC_ALIGN`, on by
+  default on x86-64): on this machine's Xeon (Skylake-SP family) a loop whose branches cross 32-byte boundaries runs
+  from the legacy decoders, so without it a row's time follows where its branches land, which unrelated edits move
+  (the same W3 stack measured 10.25 and 11.25 ns per step in two builds of one source). The mallocs are prebuilt
+  libraries and keep their own code.
 - One byte is written into every block and its address folded into a sink; each allocator object escapes before the
   loop, so that no stack (the hand-written floors included) keeps its state in registers across the byte stores.
 - Anchors run in the same binary and the same run (mimalloc, jemalloc, tcmalloc: the same code linked against
@@ -1374,7 +1380,7 @@ def main():
     os.makedirs(args.results_dir, exist_ok=True)
     json_path = os.path.join(args.results_dir, date + ".json")
     res = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "command": command,
-           "build": "preset bench: Release, -O2 -DNDEBUG, g++; D: ldc2 -O2 -release", "repetitions": args.reps,
+           "build": "preset bench: Release, -O2 -DNDEBUG, g++, -Wa,-mbranches-within-32B-boundaries; D: ldc2 -O2 -release", "repetitions": args.reps,
            "machine": machine_info(), "load": loads, "other_cpus": None if others is None else round(others, 3),
            "context": context, "notes": notes, "stacks": stacks, "runs": runs,
            "callgrind": cg, "replay_markdown": replay_md, "git": git, "json_path": os.path.relpath(json_path, ROOT), "elapsed_s": round(time.time() - t_start, 1)}

@@ -484,11 +484,11 @@ using AlloyW5 = mp_list<>;
 #endif
 
 #ifndef ALLOY_BENCH_MALLOC_ONLY
-/// The showcase, a general-purpose allocator in one type (examples/general_purpose.hpp, docs/cookbook.md): 16-byte
-/// size classes whose lists borrow from larger classes (up to 1.5x), over 16 KiB regions aligned to 16 KiB with a
-/// capacity map each, malloc above 512 bytes.
+/// The showcase, a general-purpose allocator in one type (examples/general_purpose.hpp, docs/cookbook.md): 20 size
+/// classes (16-byte steps to 128, 32-byte steps to 512) whose lists borrow from larger classes (up to 1.2x, any larger
+/// before a region is added), over 16 KiB regions aligned to 16 KiB with a capacity map each, malloc above 512 bytes.
 inline constexpr char GeneralPurposeName[] =
-    "GeneralPurpose (16 B classes borrowing up to 1.5x, capacity map per 16 KiB region, malloc above 512 B)";
+    "GeneralPurpose (20 classes borrowing up to 1.2x, capacity map per 16 KiB region, malloc above 512 B)";
 struct GeneralPurposeStack {
   static constexpr const char* name = GeneralPurposeName;
   static constexpr const char* label = "alloy GeneralPurpose";

@@ -87,7 +87,7 @@ int main() {
     check(gp.pool().allocator_count() == 1, "one 16 KiB region so far");
   }
 
-  // Borrowing: a class whose list is empty takes a free block of a larger class (up to 1.5x its size), which goes
+  // Borrowing: a class whose list is empty takes a free block of a larger class (up to 1.2x its size), which goes
   // back to the list of its own capacity when freed; the bytes up to that capacity are usable in place (expand).
   {
     alloy::Block a = gp.allocate(90);  // class 96

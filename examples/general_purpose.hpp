@@ -5,10 +5,10 @@
 /// (benchmarks/replay/stacks.hpp). They are examples of composition, not library headers: docs/cookbook.md
 /// ("A general-purpose allocator in one type") says why each layer is there and what it costs.
 ///
-/// - GeneralPurpose<Parent, RegionBytes>: the showcase. 16-byte size classes whose lists borrow from larger classes,
+/// - GeneralPurpose<Parent, RegionBytes>: the showcase. 20 size classes whose lists borrow from larger classes,
 ///   over regions aligned to RegionBytes with a capacity map each; Parent above 512 bytes.
-/// - GeneralPurposeFixedClasses<Parent, ChunkBytes>: the same classes without borrowing (each block stays in its
-///   class), made of alloy's blocks alone: faster by about 2 instructions per W3 step, 1.39x the memory on W6.
+/// - GeneralPurposeFixedClasses<Parent, ChunkBytes>: 32 classes of 16 bytes without borrowing (each block stays in
+///   its class), made of alloy's blocks alone: 1.4 instructions fewer per W3 step, 1.39x the memory on W6.
 /// - GeneralPurposeBitmapped<Parent, CacheNodes, ChunkBytes>: capped lists over bitmapped chunks that give memory back.
 #include <alloy/allocator_list.hpp>
 #include <alloy/aligned_mallocator.hpp>
@@ -45,6 +45,21 @@ alloy::Block class_aligned_allocate(typename G::Stack& stack, typename G::Pool& 
   return b ? alloy::Block{b.ptr, n} : alloy::Block{};
 }
 
+/// BorrowingClasses' 20 class sizes: 16, 32, ..., 128, then 160, 192, ..., 512.
+constexpr std::size_t borrowing_class_size(std::size_t c) noexcept { return c < 8 ? 16 * (c + 1) : 32 * (c - 3); }
+/// Entry g: the class of the sizes 16g + 1 .. 16g + 16 (the smallest class that holds them).
+struct BorrowingClassTable {
+  unsigned char c[32];
+};
+inline constexpr BorrowingClassTable borrowing_class_table = [] {
+  BorrowingClassTable t{};
+  for (std::size_t g = 0, c = 0; g < 32; ++g) {
+    while (borrowing_class_size(c) < 16 * (g + 1)) ++c;
+    t.c[g] = static_cast<unsigned char>(c);
+  }
+  return t;
+}();
+
 /// Parent's memory aligned to A: `allocate(n)` is Parent's `aligned_allocate(n, A)`. It lets a Region<AlignedTo<P, R>>
 /// own memory aligned to R (Region's MinAlign would also round every block up to R).
 template <alloy::allocator Parent, std::size_t A>
@@ -58,20 +73,23 @@ struct AlignedTo {
 };
 }  // namespace detail
 
-/// BorrowingClasses<Parent, RegionBytes>: the small side of GeneralPurpose. 32 size classes (16, 32, ..., 512 bytes),
-/// each a LIFO list threaded through its free blocks, refilled from a pool of regions of RegionBytes aligned to
-/// RegionBytes; a request whose class list is empty borrows a free block of a larger class, up to 1.5x its class
-/// size, before it carves a new block; a freed block goes back to the list of its own capacity, which a byte map at
-/// the start of its region records when the block is carved (one byte per 16-byte granule; found from the pointer by
-/// masking, so a block carries no header). A block's capacity never changes: blocks move between lists, never split.
+/// BorrowingClasses<Parent, RegionBytes>: the small side of GeneralPurpose. 20 size classes (16 to 128 bytes in steps
+/// of 16, then 160 to 512 in steps of 32), each a LIFO list threaded through its free blocks, over a pool of regions
+/// of RegionBytes aligned to RegionBytes. A request whose class list is empty takes, in this order: a free block of a
+/// larger class up to 1.2x its class size; a new block carved from the newest region, when that has room (its bytes
+/// are held already); a free block of any larger class; a new block from the pool, which adds a region when none has
+/// room. A freed block goes back to the list of its own capacity, which a byte map at the start of its region records
+/// when the block is carved (one byte per 16-byte granule; found from the pointer by masking, so a block carries no
+/// header). A block's capacity never changes: blocks move between lists, never split.
 ///
 /// Written by hand, because no block has its parts: alloy's FreeList (as D's) keeps one size range per list and goes
 /// to its parent on a miss, so a Bucketizer of them cannot look at another class's list first; and no block records
 /// a block's capacity apart from its size (a Block carries the requested size). The pool is composed: AllocatorList
-/// of Region<AlignedTo<Parent, RegionBytes>>, each region's first RegionBytes / 16 bytes its map. A 1-byte class in
-/// a 16-byte AffixAllocator prefix instead of the map carves about as much on W6 (uniform 1..512 B requests) and
-/// costs 0.65 instructions fewer per W3 step, but doubles a 16-byte block: the map's cost, 1/16 of each region, does
-/// not depend on the block size (docs/cookbook.md, section 7).
+/// of Region<AlignedTo<Parent, RegionBytes>>, each region's first RegionBytes / 16 bytes its map.
+/// Why this order and these classes (docs/cookbook.md, section 7): a miss costs about 60 cycles on W3 (two
+/// mispredicted branches and the call), so the design keeps misses rare (2% of W3's requests) while the memory held
+/// stays at the peak of the total; 32-byte steps above 128 bytes halve the classes there, so each list holds more
+/// blocks and runs empty less often, at 8 bytes more rounding on average.
 ///
 /// Capabilities: allocate and aligned_allocate (n <= 512; alignments up to RegionBytes / 2, the region's map taking
 /// its first bytes), deallocate, expand and reallocate (in place up to the block's capacity), good_alloc_size (the
@@ -85,9 +103,16 @@ class BorrowingClasses {
  public:
   static constexpr std::size_t alignment = alloy::platform_alignment;
   static constexpr std::size_t small_max = 512;
-  static constexpr std::size_t class_step = 16;
-  static constexpr std::size_t classes = small_max / class_step;
-  static constexpr std::size_t map_bytes = RegionBytes / class_step;  // one byte per granule: the block's class
+  static constexpr std::size_t granule = 16;  // every block starts on a granule; the map has a byte for each
+  static constexpr std::size_t classes = 20;
+  static constexpr std::size_t map_bytes = RegionBytes / granule;
+
+
+  /// Class c's block size: 16, 32, ..., 128, then 160, 192, ..., 512.
+  static constexpr std::size_t class_size(std::size_t c) noexcept { return detail::borrowing_class_size(c); }
+  /// The class of a request of n bytes, 1 <= n <= 512: the smallest class whose size is at least n, looked up by
+  /// n's 16-byte granule (a table of 32 bytes: one load, about 1.5 instructions per W3 step fewer than computing it).
+  static constexpr std::size_t class_of_size(std::size_t n) noexcept { return detail::borrowing_class_table.c[(n - 1) >> 4]; }
 
   using Area = alloy::Region<detail::AlignedTo<Parent, RegionBytes>>;
   /// Every region is exactly RegionBytes (a request is at most 512 bytes), its map carved first.
@@ -101,20 +126,15 @@ class BorrowingClasses {
   using Pool = alloy::AllocatorList<Regions, Parent>;
 
   BorrowingClasses() noexcept = default;
-  BorrowingClasses(BorrowingClasses&& o) noexcept : pool_(std::move(o.pool_)) {
-    for (std::size_t c = 0; c < classes; ++c) heads_[c] = std::exchange(o.heads_[c], nullptr);
-  }
+  BorrowingClasses(BorrowingClasses&& o) noexcept { take(o); }
   BorrowingClasses& operator=(BorrowingClasses&& o) noexcept {
-    if (this != &o) {
-      pool_ = std::move(o.pool_);
-      for (std::size_t c = 0; c < classes; ++c) heads_[c] = std::exchange(o.heads_[c], nullptr);
-    }
+    if (this != &o) take(o);
     return *this;
   }
 
   alloy::Block allocate(std::size_t n) noexcept {
     if (n - 1 >= small_max) return {};  // n == 0 wraps around
-    const std::size_t c = (n - 1) / class_step;
+    const std::size_t c = class_of_size(n);
     if (Node* h = heads_[c]) {
       heads_[c] = h->next;
       return {h, n};
@@ -130,7 +150,7 @@ class BorrowingClasses {
     if (!alloy::is_power_of_two(a)) return {};
     if (a <= alignment) return allocate(n);
     if (n - 1 >= small_max || a > RegionBytes / 2) return {};
-    return carve_aligned((n - 1) / class_step, n, a);
+    return carve_aligned(class_of_size(n), n, a);
   }
 
   bool deallocate(alloy::Block b) noexcept {
@@ -162,13 +182,22 @@ class BorrowingClasses {
     b = nb;
     return true;
   }
+  /// The class size for 1..512 bytes; above that (not served here) n rounded up to the alignment; 0 on overflow.
   std::size_t good_alloc_size(std::size_t n) const noexcept {
+    if (n == 0) return 0;
+    if (n <= small_max) return class_size(class_of_size(n));
     std::size_t r = 0;
-    return alloy::round_up_checked(n, class_step, r) ? r : 0;
+    return alloy::round_up_checked(n, alignment, r) ? r : 0;
   }
 
   /// The block's capacity in bytes (from its region's map).
-  static std::size_t capacity(const void* p) noexcept { return (class_of(p) + 1) * class_step; }
+  static std::size_t capacity(const void* p) noexcept { return class_size(class_of(p)); }
+  /// The largest class that class c borrows from before it carves: capacity at most 1.2x c's size.
+  static constexpr std::size_t borrow_limit(std::size_t c) noexcept {
+    std::size_t d = c;
+    while (d + 1 < classes && 5 * class_size(d + 1) <= 6 * class_size(c)) ++d;
+    return d;
+  }
   [[nodiscard]] const Pool& pool() const noexcept { return pool_; }
   /// Blocks on class c's list (a walk: for tests).
   [[nodiscard]] std::size_t listed(std::size_t c) const noexcept {
@@ -176,39 +205,90 @@ class BorrowingClasses {
     for (const Node* h = heads_[c]; h; h = h->next) ++k;
     return k;
   }
+  /// Bytes the newest region has left for carving: the pool's room without a new region (the others are full).
+  [[nodiscard]] std::size_t room() const noexcept { return room_; }
 
  private:
   struct Node {
     Node* next;
   };
-  // The largest class that class c borrows from: capacity at most 1.5x c's size.
-  static constexpr std::size_t borrow_limit(std::size_t c) noexcept {
-    const std::size_t d = 3 * (c + 1) / 2 - 1;
-    return d < classes ? d : classes - 1;
+  void take(BorrowingClasses& o) noexcept {
+    pool_ = std::move(o.pool_);
+    for (std::size_t c = 0; c < classes; ++c) heads_[c] = std::exchange(o.heads_[c], nullptr);
+    newest_ = std::exchange(o.newest_, nullptr);
+    room_ = std::exchange(o.room_, 0);
+    spare_ = std::exchange(o.spare_, nullptr);
+    spare_room_ = std::exchange(o.spare_room_, 0);
   }
-  // p's region's map (its first bytes) and p's granule in it: pointer arithmetic within the region, no integer casts.
-  static unsigned char* map_entry(const void* p) noexcept {
-    const std::uintptr_t off = alloy::address_of(p) & (RegionBytes - 1);
-    unsigned char* const base = static_cast<unsigned char*>(const_cast<void*>(p)) - off;
-    return base + off / class_step;
+  // p's region (its first byte) and p's offset in it: pointer arithmetic within the region, no integer casts.
+  static std::uintptr_t offset_in_region(const void* p) noexcept { return alloy::address_of(p) & (RegionBytes - 1); }
+  static unsigned char* region_of(const void* p) noexcept {
+    return static_cast<unsigned char*>(const_cast<void*>(p)) - offset_in_region(p);
   }
+  static unsigned char* map_entry(const void* p) noexcept { return region_of(p) + offset_in_region(p) / granule; }
   static std::size_t class_of(const void* p) noexcept { return *map_entry(p); }
   static void set_class(void* p, std::size_t c) noexcept { *map_entry(p) = static_cast<unsigned char>(c); }
   void push(std::size_t c, void* p) noexcept { heads_[c] = ::new (p) Node{heads_[c]}; }
 
-  // Class c's list is empty: a listed block of a larger class up to 1.5x; else a new block from the pool; else (the
-  // pool failing) any larger listed block. (Borrowing any larger block before the pool adds a region holds less on
-  // W6, 353.8 KiB, but the larger blocks taken by small classes empty the small lists more often: W3 costs about 3
-  // instructions more per step.)
+  // Class c's list is empty (docs/cookbook.md, section 7, has the measurements behind this order).
   [[gnu::noinline]] alloy::Block refill(std::size_t c, std::size_t n) noexcept {
     const std::size_t lim = borrow_limit(c);
-    if (Node* h = pop_from(c + 1, lim)) return {h, n};
-    if (const alloy::Block b = pool_.allocate((c + 1) * class_step)) {
-      set_class(b.ptr, c);
-      return {b.ptr, n};
+    if (Node* h = pop_from(c + 1, lim)) return {h, n};          // a free block up to 1.2x
+    const std::size_t bytes = class_size(c);
+    if (bytes <= room_) return carve(c, n);                      // bytes held already: the newest region's
+    if (bytes <= spare_room_) return carve_spare(c, n);          // or the spare's
+    if (Node* h = pop_from(lim + 1, classes - 1)) return {h, n};  // any free larger block, before the pool grows
+    return carve(c, n);                                           // a new region
+  }
+  alloy::Block carve(std::size_t c, std::size_t n) noexcept {
+    const alloy::Block b = take_from_pool(class_size(c));
+    if (!b) return {};
+    set_class(b.ptr, c);
+    return {b.ptr, n};
+  }
+  alloy::Block carve_spare(std::size_t c, std::size_t n) noexcept {
+    unsigned char* const p = spare_;
+    spare_ += class_size(c);
+    spare_room_ -= class_size(c);
+    set_class(p, c);
+    return {p, n};
+  }
+  // Every block carved from the pool goes through here. It keeps room_: a block at the first spot after a map is the
+  // first of a new region, which becomes the newest; one carved from the newest region lowers its room. Before a
+  // request that the newest region cannot hold goes to the pool (which then adds a region), the newest region is
+  // retired: what is left of it becomes the spare, and the previous spare's bytes become free blocks. So no region
+  // but the newest has room in the pool, and carving within room_ never makes the pool add a region.
+  alloy::Block take_from_pool(std::size_t bytes) noexcept {
+    if (bytes > room_) retire_newest();
+    const alloy::Block b = pool_.allocate(bytes);
+    if (!b) return {};
+    unsigned char* const region = region_of(b.ptr);
+    if (offset_in_region(b.ptr) == map_bytes) {
+      newest_ = region;
+      room_ = RegionBytes - map_bytes - bytes;
+    } else if (region == newest_) {
+      room_ -= bytes;
     }
-    if (Node* h = pop_from(lim + 1, classes - 1)) return {h, n};
-    return {};
+    return b;
+  }
+  // The spare's bytes into free blocks (each the largest class that fits what is left); then the newest region's room,
+  // taken from the pool in one piece, is the new spare. (Carving the room into blocks at once instead holds as much
+  // on W6 but runs lists empty twice as often: the small classes then borrow the tail's large blocks.)
+  void retire_newest() noexcept {
+    while (spare_room_ >= granule) {
+      const std::size_t c = class_within(std::min(spare_room_, small_max));
+      unsigned char* const p = spare_;
+      spare_ += class_size(c);
+      spare_room_ -= class_size(c);
+      set_class(p, c);
+      push(c, p);
+    }
+    const std::size_t rest = std::exchange(room_, 0);
+    if (rest < granule) return;
+    if (const alloy::Block b = pool_.allocate(rest)) {
+      spare_ = static_cast<unsigned char*>(b.ptr);
+      spare_room_ = rest;
+    }
   }
   // The head of the first non-empty list of classes [from, to], removed; null if all are empty.
   Node* pop_from(std::size_t from, std::size_t to) noexcept {
@@ -220,7 +300,7 @@ class BorrowingClasses {
     return nullptr;
   }
 
-  // A listed block of class c up to 1.5x (the borrowing rule) at an address aligned to a, removed from its list.
+  // A listed block of class c up to 1.2x (the borrowing rule) at an address aligned to a, removed from its list.
   // Only the heads are looked at for alignments up to 512 (a fresh spot costs at most 496 bytes of padding, which
   // becomes free blocks); for larger ones the first `aligned_search` nodes of each list (aligned blocks freed lately
   // are near the heads), since a fresh spot would cost up to a bytes.
@@ -238,44 +318,55 @@ class BorrowingClasses {
     }
     return nullptr;
   }
+  // The largest class whose size is at most `bytes` (bytes >= 16, a multiple of 16): padding becomes such blocks.
+  static constexpr std::size_t class_within(std::size_t bytes) noexcept {
+    std::size_t c = 0;
+    while (c + 1 < classes && class_size(c + 1) <= bytes) ++c;
+    return c;
+  }
   // A new block of class c at an address aligned to a, from the pool: the block carved at the bump position; if it is
   // not aligned, it becomes a free block of its class, the padding up to the next aligned spot is carved into free
-  // blocks (of up to 512 bytes), and the next block is tried there (the pool serves from the region it served last
-  // while that has room). Each round carves at least the class size, and a fresh region has an aligned spot for
-  // it (a <= RegionBytes / 2), so the loop ends.
+  // blocks (of up to 512 bytes, each the largest class that fits the rest), and the next block is tried there (the
+  // pool serves from the region it served last while that has room). Each round carves at least the class size, and
+  // a fresh region has an aligned spot for it (a <= RegionBytes / 2), so the loop ends.
   [[gnu::cold]] alloy::Block carve_aligned(std::size_t c, std::size_t n, std::size_t a) noexcept {
     if (void* p = find_aligned(c, a)) return {p, n};
-    const std::size_t bytes = (c + 1) * class_step;
+    const std::size_t bytes = class_size(c);
     for (;;) {
-      const alloy::Block b = pool_.allocate(bytes);
+      const alloy::Block b = take_from_pool(bytes);
       if (!b) return {};
       set_class(b.ptr, c);
       const std::uintptr_t p = alloy::address_of(b.ptr);
       if (alloy::is_aligned(b.ptr, a)) return {b.ptr, n};
       push(c, b.ptr);
       for (std::size_t gap = alloy::align_up(p + bytes, a) - (p + bytes); gap > 0;) {
-        const std::size_t f = std::min(gap, small_max);
-        const alloy::Block pad = pool_.allocate(f);
+        const std::size_t pc = class_within(std::min(gap, small_max));
+        const alloy::Block pad = take_from_pool(class_size(pc));
         if (!pad) return {};
-        set_class(pad.ptr, f / class_step - 1);
-        push(f / class_step - 1, pad.ptr);
-        gap -= f;
+        set_class(pad.ptr, pc);
+        push(pc, pad.ptr);
+        gap -= class_size(pc);
       }
     }
   }
 
   Pool pool_;
   Node* heads_[classes] = {};
+  unsigned char* newest_ = nullptr;  // the region that served the last first-block (null: none yet)
+  std::size_t room_ = 0;             // bytes left in newest_ after its last carve
+  unsigned char* spare_ = nullptr;   // the previous newest region's rest, carved from its start
+  std::size_t spare_room_ = 0;       // bytes left at spare_
 };
 
 /// GeneralPurpose<Parent, RegionBytes>: the showcase. Size classes that borrow from each other, Parent above 512 B.
 ///
 ///   Segregator<512, BorrowingClasses<Parent, RegionBytes>, Parent>
 ///
-/// A request of n <= 512 bytes pops its class's list (16, 32, ..., 512 bytes); when that is empty it borrows a free
-/// block of a larger class (up to 1.5x its class size), and only then carves a new block from the regions. A freed
-/// small block goes on the list of its capacity (the class it was carved for, read from its region's map), so memory
-/// held tracks the peak of the total rather than the sum of each class's peak. Requests above 512 bytes go to Parent.
+/// A request of n <= 512 bytes pops its class's list (16, 32, ..., 128, then 160, 192, ..., 512 bytes); when that is
+/// empty it borrows a free block of a larger class up to 1.2x its class size, else carves from the newest region while
+/// that has room, else borrows any larger free block, and only then lets the pool add a region. A freed small block
+/// goes on the list of its capacity (the class it was carved for, read from its region's map), so memory held tracks
+/// the peak of the total rather than the sum of each class's peak. Requests above 512 bytes go to Parent.
 /// Small blocks are never given back to Parent before the allocator is destroyed; every region goes back then.
 ///
 /// Capabilities: allocate, deallocate, expand (in place up to the block's capacity; above 512 bytes Parent's, when it
@@ -294,7 +385,6 @@ class GeneralPurpose {
   using Pool = typename Small::Pool;
   static constexpr std::size_t alignment = Stack::alignment;
   static constexpr std::size_t small_max = Small::small_max;
-  static constexpr std::size_t class_step = Small::class_step;
 
   GeneralPurpose() noexcept = default;
   GeneralPurpose(GeneralPurpose&&) noexcept = default;
@@ -317,7 +407,7 @@ class GeneralPurpose {
 };
 
 /// GeneralPurposeFixedClasses<Parent, ChunkBytes>: the first showcase, kept for comparison (docs/cookbook.md's table):
-/// GeneralPurpose's classes without borrowing, over alloy's blocks only.
+/// 16-byte size classes without borrowing, over alloy's blocks only.
 ///
 ///   Segregator<512,
 ///              Bucketizer<FreeList<Ref<Pool>, 0, unbounded>, 1, 512, 16>,   32 size classes of 16 B steps

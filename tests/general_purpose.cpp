@@ -65,44 +65,117 @@ TEST_CASE("GeneralPurposeFixedClasses: conformance") {
   alloy::test::check_allocator([] { return alloy_examples::GeneralPurposeFixedClasses<>{}; });
 }
 
+// The classes: 16-byte steps up to 128, 32-byte steps up to 512; every size maps to the smallest class that holds it.
+static_assert(Small::classes == 20 && Small::class_size(0) == 16 && Small::class_size(7) == 128 &&
+              Small::class_size(8) == 160 && Small::class_size(19) == 512);
+static_assert(Small::borrow_limit(0) == 0 && Small::borrow_limit(4) == 5 && Small::borrow_limit(8) == 9 &&
+              Small::borrow_limit(13) == 15 && Small::borrow_limit(19) == 19);
+TEST_CASE("BorrowingClasses: class_of_size is the smallest class that holds n, for every n in 1..512") {
+  for (std::size_t n = 1; n <= 512; ++n) {
+    const std::size_t c = Small::class_of_size(n);
+    REQUIRE(c < Small::classes);
+    CHECK(Small::class_size(c) >= n);
+    if (c > 0) CHECK(Small::class_size(c - 1) < n);
+  }
+  for (std::size_t c = 0; c < Small::classes; ++c) {
+    const std::size_t lim = Small::borrow_limit(c);
+    CHECK(5 * Small::class_size(lim) <= 6 * Small::class_size(c));
+    if (lim + 1 < Small::classes) CHECK(5 * Small::class_size(lim + 1) > 6 * Small::class_size(c));
+  }
+}
+
 TEST_CASE("GeneralPurpose: a class borrows a larger free block, which goes back to its own class") {
   GP g;
   Small& s = g.stack().small();
-  alloy::Block a = g.allocate(48);  // class 2 (33..48 bytes)
+  alloy::Block a = g.allocate(96);  // class 5 (81..96 bytes)
   REQUIRE(a);
-  CHECK(Small::capacity(a.ptr) == 48);
+  CHECK(Small::capacity(a.ptr) == 96);
   CHECK(g.deallocate(a));
-  CHECK(s.listed(2) == 1);
-  alloy::Block b = g.allocate(20);  // class 1 (32 bytes) is empty: borrows the 48-byte block (1.5x)
+  CHECK(s.listed(5) == 1);
+  alloy::Block b = g.allocate(70);  // class 4 (80 bytes) is empty: borrows the 96-byte block (1.2x)
   CHECK(b.ptr == a.ptr);
-  CHECK(b.size == 20);
-  CHECK(s.listed(2) == 0);
-  CHECK(Small::capacity(b.ptr) == 48);
-  CHECK(g.expand(b, 28));  // in place up to the capacity
-  CHECK(b.size == 48);
+  CHECK(b.size == 70);
+  CHECK(s.listed(5) == 0);
+  CHECK(Small::capacity(b.ptr) == 96);
+  CHECK(g.expand(b, 26));  // in place up to the capacity
+  CHECK(b.size == 96);
   CHECK_FALSE(g.expand(b, 1));
   CHECK(g.deallocate(b));
-  CHECK(s.listed(2) == 1);  // back to the class of its capacity
-  CHECK(s.listed(1) == 0);
-  alloy::Block c = g.allocate(33);  // class 2 again: the same block
+  CHECK(s.listed(5) == 1);  // back to the class of its capacity
+  CHECK(s.listed(4) == 0);
+  alloy::Block c = g.allocate(81);  // class 5 again: the same block
   CHECK(c.ptr == a.ptr);
   CHECK(g.deallocate(c));
 
-  alloy::Block big = g.allocate(512);  // class 31
-  CHECK(g.deallocate(big));
-  alloy::Block d = g.allocate(16);  // class 0 borrows nothing (32 > 1.5 x 16)
+  alloy::Block d = g.allocate(60);  // class 3 (64 bytes) borrows nothing from class 5 (96 > 1.2 x 64): carves
   CHECK(d.ptr != a.ptr);
-  CHECK(Small::capacity(d.ptr) == 16);
-  alloy::Block e = g.allocate(300);  // class 18 (304 B) borrows up to 1.5x = 456 B: not the 512-byte block
-  CHECK(e.ptr != big.ptr);
-  CHECK(Small::capacity(e.ptr) == 304);
-  alloy::Block f = g.allocate(340);  // class 21 (352 B): up to 528 B, so the 512-byte block
-  CHECK(f.ptr == big.ptr);
+  CHECK(Small::capacity(d.ptr) == 64);
+  CHECK(s.listed(5) == 1);
   CHECK(g.deallocate(d));
-  CHECK(g.deallocate(e));
-  CHECK(g.deallocate(f));
-  CHECK(s.listed(31) == 1);
+}
+
+TEST_CASE("GeneralPurpose: the newest region's room is carved before a much larger block is borrowed") {
+  GP g;
+  Small& s = g.stack().small();
+  alloy::Block big = g.allocate(512);
+  REQUIRE(big);
+  CHECK(g.deallocate(big));
+  alloy::Block e = g.allocate(300);  // class 13 (320 B) borrows up to 384 B; the region has room: a new block
+  REQUIRE(e);
+  CHECK(e.ptr != big.ptr);
+  CHECK(Small::capacity(e.ptr) == 320);
+  CHECK(s.room() == 16384 - 1024 - 512 - 320);
+  std::vector<alloy::Block> fill_region;
+  while (s.room() >= 16) fill_region.push_back(g.allocate(16));
+  CHECK(s.room() == 0);
   CHECK(g.pool().allocator_count() == 1);
+  alloy::Block f = g.allocate(300);  // no room left: the 512-byte block, rather than a new region
+  CHECK(f.ptr == big.ptr);
+  CHECK(Small::capacity(f.ptr) == 512);
+  CHECK(g.pool().allocator_count() == 1);
+  alloy::Block h = g.allocate(300);  // nothing listed, no room: the pool adds a region
+  REQUIRE(h);
+  CHECK(g.pool().allocator_count() == 2);
+  CHECK(s.room() == 16384 - 1024 - 320);
+  for (alloy::Block x : {e, f, h}) CHECK(g.deallocate(x));
+  for (alloy::Block x : fill_region) CHECK(g.deallocate(x));
+  CHECK(s.listed(19) == 1);
+  CHECK(s.listed(13) == 2);
+  CHECK(s.listed(0) == fill_region.size());
+}
+
+TEST_CASE("GeneralPurpose: a retired region's rest is the spare, carved before a larger block is borrowed") {
+  GP g;
+  Small& s = g.stack().small();
+  auto region = [](const void* p) { return alloy::address_of(p) & ~std::uintptr_t{16384 - 1}; };
+  std::vector<alloy::Block> live;
+  live.push_back(g.allocate(512));
+  const std::uintptr_t first = region(live.back().ptr);
+  while (s.room() >= 512) live.push_back(g.allocate(512));
+  CHECK(s.room() == 0);  // 16384 - 1024 = 30 x 512
+  // A second region, filled to leave 128 bytes; then 512 bytes go to a third region, and the 128 become the spare.
+  live.push_back(g.allocate(512));
+  const std::uintptr_t second = region(live.back().ptr);
+  CHECK(second != first);
+  while (s.room() >= 512 + 128) live.push_back(g.allocate(512));
+  live.push_back(g.allocate(s.room() - 128));
+  CHECK(s.room() == 128);
+  CHECK(g.pool().allocator_count() == 2);
+  live.push_back(g.allocate(512));  // nothing listed, 128 < 512: the second region retires, a third is made
+  CHECK(g.pool().allocator_count() == 3);
+  CHECK(region(live.back().ptr) != second);
+  while (s.room() >= 128) live.push_back(g.allocate(128));
+  alloy::Block sp = g.allocate(100);  // class 112: no list, no room in the newest: carved from the spare
+  REQUIRE(sp);
+  CHECK(region(sp.ptr) == second);
+  CHECK(Small::capacity(sp.ptr) == 112);
+  CHECK(s.listed(0) == 0);
+  live.push_back(sp);
+  while (s.room() >= 16) live.push_back(g.allocate(16));
+  live.push_back(g.allocate(512));  // a fourth region: the spare's last 16 bytes become a free block of class 0
+  CHECK(g.pool().allocator_count() == 4);
+  CHECK(s.listed(0) == 1);
+  for (alloy::Block b : live) CHECK(g.deallocate(b));
 }
 
 TEST_CASE("GeneralPurpose: edges") {
@@ -141,7 +214,7 @@ TEST_CASE("GeneralPurpose: edges") {
     REQUIRE(b);
     CHECK(b.size == 100);
     CHECK(alloy::is_aligned(b.ptr, std::max<std::size_t>(a, 16)));
-    CHECK(Small::capacity(b.ptr) == 112);
+    CHECK(Small::capacity(b.ptr) == 112);  // class 6 (97..112 bytes)
     fill(b, a);
     CHECK(intact(b, a, 100));
     CHECK(g.deallocate(b));

@@ -724,7 +724,7 @@ PRETTY = {
     "alloy SharedBB single": "`SharedBitmappedBlock<64, 64, Mallocator, Multiblock::no>`",
     "alloy Region<>": "`Region<>` over a buffer",
     "alloy AllocatorList": "`AllocatorList` of 1 MiB `BitmappedBlock<64>`s",
-    SHOWCASE: "`GeneralPurpose`: 16-byte size classes that borrow from larger ones, over `Region`s with a capacity map, "
+    SHOWCASE: "`GeneralPurpose`: 20 size classes that borrow from larger ones, over `Region`s with a capacity map, "
               "malloc above 512 B ([cookbook](cookbook.md))",
 }
 # The instruction tables' ratio columns, per workload (labels).
@@ -1033,7 +1033,7 @@ ABBREVIATIONS = (
     "floor (bump) = a bump pointer; floor (summary) = BitmappedBlock search alone.",
     "bound (upkeep) / bound (bitmap) = the W3 floor with every first fit given in advance, keeping bitmap and summary "
     "/ the bitmap only. The workloads: docs/workloads.md",
-    "null (loop) = W3 with one static buffer for every request: the loop alone. alloy GeneralPurpose = 16-byte size "
+    "null (loop) = W3 with one static buffer for every request: the loop alone. alloy GeneralPurpose = 20 size "
     "classes borrowing from larger ones over regions with a capacity map, malloc above 512 B (docs/cookbook.md).",
 )
 

@@ -9,8 +9,8 @@
 // class size, before it bumps; the block then goes back either to the list of the request's class (its capacity
 // is lost to the smaller class) or to the list of its own capacity (which needs the capacity at free: a header or
 // a side table, since a Block carries the requested size).
-// Last, the design that examples/general_purpose.hpp's GeneralPurpose builds (borrowing up to 1.5x, freed to the
-// block's own class) over regions of R bytes as an AllocatorList of Regions serves them (the most recently used
+// Last, the first design of examples/general_purpose.hpp's GeneralPurpose (16-byte classes borrowing up to 1.5x,
+// freed to the block's own class; docs/cookbook.md has the one it builds now and why) over regions of R bytes as an AllocatorList of Regions serves them (the most recently used
 // region first, a new region when none has room), each region's first bytes a map of the blocks' classes: one byte
 // per 16-byte granule (R / 16, what GeneralPurpose uses) or one bit per granule marking block starts (R / 128, a
 // block's capacity then being the distance to the next start); or no map and a 16-byte header in every block (the

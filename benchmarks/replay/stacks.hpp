@@ -122,12 +122,12 @@ using BitmappedStacks = boost::mp11::mp_list<>;
 #if __has_include("../../examples/general_purpose.hpp")
 #include "../../examples/general_purpose.hpp"
 namespace alloy::replay {
-/// The showcase (examples/general_purpose.hpp): 16-byte classes that borrow from larger ones, over 16 KiB regions
+/// The showcase (examples/general_purpose.hpp): 20 size classes that borrow from larger ones, over 16 KiB regions
 /// aligned to 16 KiB with a capacity map each, the C heap above 512 bytes and for aligned blocks above 512;
 /// everything from CountingMallocator.
 struct GeneralPurposeStack {
   static constexpr const char* name =
-      "GeneralPurpose (16 B classes borrowing up to 1.5x, capacity map per 16 KiB region, malloc above 512 B)";
+      "GeneralPurpose (20 classes borrowing up to 1.2x, capacity map per 16 KiB region, malloc above 512 B)";
   static auto make(const TraceStats&) {
     return std::make_unique<AlloyTarget<alloy_examples::GeneralPurpose<CountingMallocator>>>();
   }

@@ -46,6 +46,17 @@ class AllocatorListSlots {
   AllocatorListSlots(const AllocatorListSlots&) = delete;
   AllocatorListSlots& operator=(const AllocatorListSlots&) = delete;
 
+  /// Both forms' check of the allocator that holds the node array (Bookkeeping out of band, the list's own allocator
+  /// type in band), with its message in one place.
+  template <std::size_t HolderAlignment>
+  static constexpr bool holder_aligns_nodes() noexcept {
+    static_assert(HolderAlignment >= alignof(Node),
+                  "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the "
+                  "factory's allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
+                  "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+    return true;
+  }
+
   Node& operator[](std::size_t i) noexcept { return nodes_[i]; }
   const Node& operator[](std::size_t i) const noexcept { return nodes_[i]; }
   /// Slots in the array, used or free.
@@ -158,10 +169,7 @@ class AllocatorListNodes : public AllocatorListSlots<A> {
   using typename Base::Node;
   using Base::npos;
   static constexpr bool in_band = false;
-  static_assert(Bookkeeping::alignment >= alignof(Node),
-                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the "
-                "factory's allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
-                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+  static_assert(Base::template holder_aligns_nodes<Bookkeeping::alignment>());
 
   AllocatorListNodes() noexcept requires std::default_initializable<Bookkeeping> = default;
   explicit AllocatorListNodes(Bookkeeping bk) noexcept : bk_(std::move(bk)) {}
@@ -225,10 +233,7 @@ class AllocatorListNodes<A, NullAllocator> : public AllocatorListSlots<A> {
   using typename Base::Node;
   using Base::npos;
   static constexpr bool in_band = true;
-  static_assert(A::alignment >= alignof(Node),
-                "AllocatorList: the allocator that holds the nodes must align them to alignof(Node) (alignof of the "
-                "factory's allocator type, at least alignof(std::size_t)): use a bookkeeping allocator whose "
-                "alignment is at least that (alloy::Mallocator for allocator types aligned to 16 bytes or less)");
+  static_assert(Base::template holder_aligns_nodes<A::alignment>());
 
   AllocatorListNodes() = default;
   AllocatorListNodes(AllocatorListNodes&& o) noexcept : Base(std::move(o)), home_(std::exchange(o.home_, npos)) {}

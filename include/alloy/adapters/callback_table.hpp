@@ -40,8 +40,14 @@ namespace alloy {
 /// t->free(t->obj, blk);
 /// t->destroy(t->obj);
 /// ```
-template <allocator A>
+template <class A>
 class CallbackTable {
+  static_assert(allocator<A>,
+                "alloy::CallbackTable: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); a C allocator (malloc/free, or a table of function pointers) is not "
+                "one: alloy::Mallocator wraps malloc and free");
+
  public:
   template <class... Args>
     requires std::is_constructible_v<A, Args...>
@@ -159,7 +165,7 @@ class CallbackTable {
 /// A heap-allocated CallbackTable<A> built from `args`, as the C table that C code keeps; `t->destroy(t->obj)` ends
 /// it. Null when memory for it cannot be had. Hand it to C from an extern "C" function of your own:
 /// `extern "C" alloy_callback_table* my_device_table(void) { return alloy::make_callback_table<MyStack>(); }`.
-template <allocator A, class... Args>
+template <class A, class... Args>
 alloy_callback_table* make_callback_table(Args&&... args) noexcept(std::is_nothrow_constructible_v<A, Args...>) {
   auto* t = new (std::nothrow) CallbackTable<A>(std::forward<Args>(args)...);
   return t == nullptr ? nullptr : t->table();

@@ -48,9 +48,15 @@ namespace alloy {
 /// CHECK(alloy::is_aligned(p, 256));
 /// mr.deallocate_sync(p, 1000, 256);
 /// ```
-template <allocator A>
+template <class A>
 class CudaMrResource {
-  static_assert(!runtime_memory_space<A>,
+  static_assert(allocator<A>,
+                "alloy::CudaMrResource: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); a cuda::mr resource (or an RMM memory resource) is not an alloy "
+                "allocator (CudaMrResource makes one from an alloy allocator); for device memory stack on "
+                "alloy::CudaMallocator or alloy::CudaAsyncMallocator");
+  static_assert(!allocator<A> || !runtime_memory_space<A>,
                 "alloy::CudaMrResource: cuda::mr properties (device_accessible, host_accessible) are compile-time, but "
                 "an AnyAllocator's memory space is known only at run time: wrap the concrete stack instead");
  public:

@@ -24,7 +24,8 @@ namespace alloy {
 /// stack has none. An alignment that is not a power of two throws.
 /// Equality (`is_equal`): the same object; or another PmrResource<A> over a stateless A (any object serves the
 /// other's memory); or one whose stack compares equal (`Ref`s to the same allocator).
-/// Parent: host_accessible (pmr containers construct objects in the memory); for device memory use CudaMrResource.
+/// Parent: an alloy allocator (a memory_resource or a standard allocator is refused, with a message saying so);
+/// host_accessible (pmr containers construct objects in the memory); for device memory use CudaMrResource.
 /// Over an AnyAllocator (memory space known at run time), `allocate` throws when the erased memory is device memory.
 /// Failure: `allocate` throws `alloy::bad_alloc` (a `std::bad_alloc`).
 /// Thread safety: the stack's.
@@ -40,9 +41,14 @@ namespace alloy {
 /// CHECK(alloy::is_aligned(p, 256));
 /// res.deallocate(p, 100, 256);
 /// ```
-template <allocator A>
+template <class A>
 class PmrResource final : public std::pmr::memory_resource {
-  static_assert(host_accessible_or_checked<A>,
+  static_assert(allocator<A>,
+                "alloy::PmrResource: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); a std::pmr::memory_resource or a standard allocator is not an alloy allocator (PmrResource "
+                "makes a memory_resource from an alloy one)");
+  static_assert(!allocator<A> || host_accessible_or_checked<A>,
                 "alloy::PmrResource: std::pmr containers construct objects in the memory, so the stack must be "
                 "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
                 "AnyAllocator itself, checked at run time); for device memory use alloy::CudaMrResource (cuda::mr) "

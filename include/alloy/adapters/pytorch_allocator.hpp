@@ -37,9 +37,14 @@ namespace alloy {
 /// Torch::free(p, 256, 0, nullptr);
 /// CHECK(Torch::live_bytes(0) == 0);
 /// ```
-template <allocator A, int MaxDevices = 64>
+template <class A, int MaxDevices = 64>
 struct PyTorchAllocator {
-  static_assert(std::is_default_constructible_v<A>,
+  static_assert(allocator<A>,
+                "alloy::PyTorchAllocator: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); a standard allocator or a memory resource is not one; for device "
+                "memory stack on alloy::CudaMallocator, or alloy::CudaAsyncMallocator to get PyTorch's stream");
+  static_assert(!allocator<A> || std::is_default_constructible_v<A>,
                 "alloy::PyTorchAllocator: the stack is built on first use for each device, so it must be "
                 "default-constructible; wrap a stateful stack's configuration in a default constructor");
   static_assert(MaxDevices > 0);

@@ -46,7 +46,8 @@ Block allocate_objects(A& a, std::size_t count, std::size_t size, std::size_t al
 /// Alignment: objects whose alignment exceeds `A::alignment` are served by `aligned_allocate`; when A has none,
 /// `allocate` of such a T does not compile (the message says to stack an allocator with aligned_allocate, e.g.
 /// AlignedMallocator).
-/// Parent: host_accessible (containers construct their elements in the memory). For device memory use
+/// Parent: an alloy allocator (a standard allocator such as std::allocator is refused, with a message saying so);
+/// host_accessible (containers construct their elements in the memory). For device memory use
 /// `device_buffer` or `CudaMrResource`. Over an AnyAllocator, whose memory space is known only at run time,
 /// `allocate` throws when the erased stack's memory is device memory.
 /// Deallocation: `deallocate(p, n)` gives back `{p, n * sizeof(T)}`. A stack without `deallocate`, or one that
@@ -67,9 +68,14 @@ Block allocate_objects(A& a, std::size_t count, std::size_t size, std::size_t al
 /// CHECK(s.size() == 46);
 /// static_assert(std::is_empty_v<alloy::StlAllocator<int, alloy::Mallocator>>);
 /// ```
-template <class T, allocator A>
+template <class T, class A>
 class StlAllocator {
-  static_assert(host_accessible_or_checked<A>,
+  static_assert(allocator<A>,
+                "alloy::StlAllocator: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); std::allocator and other standard allocators are not alloy allocators (StlAllocator "
+                "makes a standard allocator from an alloy one)");
+  static_assert(!allocator<A> || host_accessible_or_checked<A>,
                 "alloy::StlAllocator: std containers construct their elements in the memory, so the stack must be "
                 "host-accessible (a stack over an AnyAllocator, or a Ref to one, is not known to be: use the "
                 "AnyAllocator itself, checked at run time); for device memory use alloy::device_buffer or "
@@ -141,7 +147,7 @@ class StlAllocator {
   }
 
  private:
-  template <class, allocator>
+  template <class, class>
   friend class StlAllocator;
   struct Nothing {};
   [[no_unique_address]] std::conditional_t<detail::stored_by_value<A>, Nothing, A*> a_{};

@@ -50,8 +50,15 @@ namespace alloy {
 /// CHECK(iface.deallocateAsync(p, nullptr));
 /// CHECK(trt.live_blocks() == 0);
 /// ```
-template <allocator A>
+template <class A>
 class TensorRTAllocator final : public nvinfer1::IGpuAsyncAllocator {
+  static_assert(allocator<A>,
+                "alloy::TensorRTAllocator: A must be an alloy allocator: a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept` (e.g. alloy::Mallocator, or a stack of blocks "
+                "over it); an nvinfer1::IGpuAllocator is not an alloy allocator (TensorRTAllocator "
+                "makes one from an alloy allocator); for device memory stack on alloy::CudaMallocator, or "
+                "alloy::CudaAsyncMallocator to get TensorRT's stream");
+
  public:
   template <class... Args>
     requires std::is_constructible_v<A, Args...>

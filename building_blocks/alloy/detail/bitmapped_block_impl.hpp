@@ -4,8 +4,9 @@
 /// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its
 /// invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
 /// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
-/// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
-/// lock and per-thread start words).
+/// index of the single-threaded multiblock search), detail/bitmap_search.hpp (the multiblock search: the exact
+/// first fit over the words and the summary), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims, lock and
+/// per-thread start words).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -22,6 +23,7 @@
 #include <alloy/detail/atomic_bitmap.hpp>
 #include <alloy/detail/bitmap.hpp>
 #include <alloy/detail/bitmap_layout.hpp>
+#include <alloy/detail/bitmap_search.hpp>
 #include <alloy/detail/bitmap_summary.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
@@ -42,7 +44,6 @@ struct BlockSizeStore<choose_at_runtime> {
 };
 
 struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
-struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
 // The other absent members, one type each ([[no_unique_address]] members of one empty type need distinct addresses).
 template <int Member>
 struct Absent {};
@@ -1020,17 +1021,9 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     }
   }
 
-  // The first run of k free blocks from word `from` on (not claimed), or npos: the search for its size.
+  // The first run of k free blocks from word `from` on (not claimed), or npos (detail/bitmap_search.hpp).
   std::size_t find_run(std::size_t from, std::size_t k) noexcept {
-    return k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
-  }
-
-  std::size_t find1(std::size_t from) const noexcept {
-    for (std::size_t i = from; i < words_; ++i) {
-      const std::uint64_t w = load(i);
-      if (w != all_ones) return i * 64 + static_cast<unsigned>(std::countr_one(w));
-    }
-    return npos;
+    return bitmap::find_run<Shared>(bits_, words_, from, k, summary_, hint_or_zero());
   }
 
   // The single-threaded path for 2 <= k <= 64: the summary finds a word, probe_small takes the run or lowers the
@@ -1075,39 +1068,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     return summary_.first_at_least(i, words_, k);
   }
   // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
-  // returns its first block, or lowers the word's byte and returns npos.
+  // returns its first block, or lowers the word's byte and returns npos (bitmap::take_small); then the hint, the
+  // fresh cursor and the start bits follow.
   [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized {
-    std::uint64_t* const bits = bits_;
-    const std::size_t words = words_;
-    const std::uint64_t w = bits[i];
-    std::size_t idx = npos;
-    unsigned cross = 0;
-    const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
-    if (j < 64) {
-      bits[i] = w | (bitmap::low_mask(k) << j);
-      idx = i * 64 + j;
-    } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
-      const std::uint64_t w2 = bits[i + 1];
-      cross = tail + static_cast<unsigned>(std::countr_zero(w2));
-      if (cross >= k) {
-        bits[i] = w | bitmap::mask(64 - tail, tail);
-        bits[i + 1] = w2 | bitmap::mask(0, k - tail);
-        idx = i * 64 + 64 - tail;
-      }
-    }
+    const std::size_t idx = bitmap::take_small(bits_, words_, summary_, start_, i, k);
     if (idx != npos) {
-      // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
-      // blocks do not stop here in vain.
-      const std::uint64_t nw = bits[i];
-      summary_.set_exact(i, nw, bits, words, start_);
       if (i == start_) advance_start();
       if (idx + k > fresh_) set_fresh(idx + k);
       if constexpr (Starts) mark_start(idx, k);
-      return idx;
     }
-    // No run of k starts here: the exact bound below 8, k - 1 above.
-    summary_.set(i, std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))), w, start_);
-    return npos;
+    return idx;
   }
 
   // The single-threaded release of 2 <= k <= 64 blocks across two words (deallocate frees a run inside one word
@@ -1141,59 +1111,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     bits_[wf] &= ~(bitmap::low_mask(k) << p);
   }
 
-  // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.
-  std::size_t find_small(std::size_t from, unsigned k) noexcept {
-    for (std::size_t i = from; i < words_; ++i) {
-      if constexpr (summarized) {
-        i = next_fit_word(i, k);
-        if (i == words_) break;
-      }
-      const std::uint64_t w = load(i);
-      unsigned cross = 0;
-      if (w != all_ones) {
-        const unsigned j = bitmap::find_run(~w, k);
-        if (j < 64) return i * 64 + j;
-        const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
-        if (tail && i + 1 < words_) {
-          cross = tail + static_cast<unsigned>(std::countr_zero(load(i + 1)));
-          if (cross >= k) return i * 64 + 64 - tail;
-        }
-      }
-      if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
-        summary_.set(i, std::max(cross, bitmap::longest_run(~w)), w, start_);
-      }
-    }
-    return npos;
-  }
-
-  // k > 64: a run that spans whole free words.
-  std::size_t find_huge(std::size_t from, std::size_t k) const noexcept {
-    std::size_t run = 0, run_start = 0;
-    for (std::size_t i = from; i < words_; ++i) {
-      if constexpr (summarized) {
-        if (run == 0) {  // a run of more than 64 blocks can only start in a word whose byte is 64
-          i = next_fit_word(i, 64);
-          if (i == words_) break;
-        }
-      }
-      const std::uint64_t w = load(i);
-      if (w == 0) {
-        if (run == 0) run_start = i * 64;
-        run += 64;
-        if (run >= k) return run_start;
-        continue;
-      }
-      if (run + static_cast<unsigned>(std::countr_zero(w)) >= k) return run_start;
-      const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
-      run = tail;
-      run_start = i * 64 + 64 - tail;
-    }
-    return npos;
-  }
-
-  bool range_free(std::size_t i, std::size_t k) const noexcept {
-    return bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) { return (load(wi) & m) == 0; });
-  }
+  bool range_free(std::size_t i, std::size_t k) const noexcept { return bitmap::range_free<Shared>(bits_, i, k); }
 
   // Sets bits [i, i + k). Single-threaded: the caller has checked they are free. Shared: word by word with CAS,
   // undoing the words already taken when a word turns out to be taken (by a lock-free single-block allocation).

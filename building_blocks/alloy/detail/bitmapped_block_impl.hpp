@@ -6,7 +6,7 @@
 /// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
 /// index of the single-threaded multiblock search), detail/bitmap_search.hpp (the multiblock search: the exact
 /// first fit over the words and the summary), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims, lock and
-/// per-thread start words).
+/// per-thread start words), detail/start_bits.hpp (BitmappedBlockWithInternalPointers' start bits).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -25,6 +25,7 @@
 #include <alloy/detail/bitmap_layout.hpp>
 #include <alloy/detail/bitmap_search.hpp>
 #include <alloy/detail/bitmap_summary.hpp>
+#include <alloy/detail/start_bits.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
 
@@ -512,25 +513,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
       return Ternary::no;
     const std::size_t blk = (address_of(p) - address_of(payload_)) / bs();
     if (!((word_now(blk / 64) >> (blk % 64)) & 1u)) return Ternary::no;
-    const std::uint64_t* st = starts();
-    const std::size_t s = bitmap::find_set_backward(st, blk);
-    ALLOY_ASSERT(s != npos,
+    const start_bits::Allocation a =
+        start_bits::allocation_of(starts(), blocks_, blk, [this](std::size_t wi) { return word_now(wi); });
+    ALLOY_ASSERT(a.first != npos,
                  "internal: BitmappedBlockWithInternalPointers: no block start at or before this block");
-    if (s == npos) return Ternary::no;
-    // The allocation ends at the next start bit or the next free block.
-    std::size_t e = blk + 1;
-    while (e < blocks_) {
-      const std::size_t wi = e / 64;
-      const unsigned b = static_cast<unsigned>(e % 64);
-      const std::uint64_t stop = (st[wi] | ~word_now(wi)) & (all_ones << b);
-      if (stop) {
-        e = wi * 64 + static_cast<unsigned>(std::countr_zero(stop));
-        break;
-      }
-      e = (wi + 1) * 64;
-    }
-    if (e > blocks_) e = blocks_;
-    result = {payload_ + s * bs(), (e - s) * bs()};
+    if (a.first == npos) return Ternary::no;
+    result = {payload_ + a.first * bs(), (a.end - a.first) * bs()};
     return Ternary::yes;
   }
 
@@ -889,10 +877,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   // With start bits: whether blocks [i, i + k) are exactly one live allocation (it starts at i, none starts inside,
   // and block i + k is free, the start of another, or past the end); ALLOY_ASSERT in debug builds.
   bool check_whole_allocation(std::size_t i, std::size_t k) const noexcept requires Starts {
-    const std::uint64_t* st = starts();
-    const std::size_t e = i + k;
-    const bool whole = bitmap::test(st, i) && (k == 1 || bitmap::range_is(st, i + 1, k - 1, false)) &&
-                       (e >= blocks_ || bitmap::test(st, e) || !((word_now(e / 64) >> (e % 64)) & 1u));
+    const bool whole = start_bits::is_whole(starts(), blocks_, i, k, [this](std::size_t wi) { return word_now(wi); });
     ALLOY_ASSERT(whole, "BitmappedBlockWithInternalPointers::deallocate: the Block is not one allocation (a size other "
                         "than the one allocated, or a pointer inside it); give back the Block that allocate returned");
     return whole;
@@ -1167,16 +1152,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     return alloy::detail::move_block(b, nb, parent_, [this](Block x) noexcept { return deallocate(x); });
   }
 
-  // Start bits (BitmappedBlockWithInternalPointers): bit i set iff an allocation starts at block i.
+  // Start bits (BitmappedBlockWithInternalPointers; detail/start_bits.hpp states their invariant).
   void mark_start(std::size_t i, std::size_t k) noexcept {
-    if constexpr (Starts) {
-      std::uint64_t* st = starts();
-      st[i / 64] |= std::uint64_t{1} << (i % 64);
-      if (k > 1) bitmap::clear_range(st, i + 1, k - 1);
-    }
+    if constexpr (Starts) start_bits::mark(starts(), i, k);
   }
   void clear_starts(std::size_t i, std::size_t k) noexcept {
-    if constexpr (Starts) bitmap::clear_range(starts(), i, k);
+    if constexpr (Starts) start_bits::clear(starts(), i, k);
   }
 };
 

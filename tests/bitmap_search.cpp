@@ -52,12 +52,17 @@ unsigned longest_from(const std::vector<std::uint64_t>& bits, std::size_t w) {
 
 std::uint64_t random_word(std::mt19937_64& rng) {
   switch (rng() % 6) {
-    case 0: return rng();                                 // sparse runs
-    case 1: return rng() | rng() | rng();                 // dense
-    case 2: return rng() & rng() & rng();                 // long runs
-    case 3: return 0;                                     // all free
-    case 4: return ones;                                  // full
-    default: {                                            // one free run of any length at any place
+    case 0:
+      return rng();  // sparse runs
+    case 1:
+      return rng() | rng() | rng();  // dense
+    case 2:
+      return rng() & rng() & rng();  // long runs
+    case 3:
+      return 0;  // all free
+    case 4:
+      return ones;  // full
+    default: {      // one free run of any length at any place
       const unsigned lo = static_cast<unsigned>(rng() % 64), n = 1 + static_cast<unsigned>(rng() % (64 - lo));
       return ~bm::mask(lo, n);
     }

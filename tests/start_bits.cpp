@@ -22,7 +22,7 @@ constexpr std::size_t npos = bm::npos;
 
 struct Heap {
   std::size_t blocks;
-  std::vector<std::uint64_t> ctl, st;      // control bits (set = allocated, the padding set) and start bits
+  std::vector<std::uint64_t> ctl, st;       // control bits (set = allocated, the padding set) and start bits
   std::map<std::size_t, std::size_t> live;  // the model: first block -> block count
 
   explicit Heap(std::size_t n) : blocks(n), ctl((n + 63) / 64, 0), st((n + 63) / 64, 0) {
@@ -77,7 +77,7 @@ struct Heap {
     for (const auto& [first, k] : live) {
       REQUIRE(sb::is_whole(st.data(), blocks, first, k, w));
       if (k > 1) {
-        REQUIRE_FALSE(sb::is_whole(st.data(), blocks, first, k - 1, w));  // a smaller size
+        REQUIRE_FALSE(sb::is_whole(st.data(), blocks, first, k - 1, w));      // a smaller size
         REQUIRE_FALSE(sb::is_whole(st.data(), blocks, first + 1, k - 1, w));  // an interior pointer
       }
       if (const auto next = live.find(first + k); next != live.end())  // two adjacent allocations as one

@@ -132,7 +132,8 @@ std::size_t find_run(const std::uint64_t* bits, std::size_t words, std::size_t f
 /// Whether blocks [i, i + k) are all free.
 template <bool Atomic>
 bool range_free(const std::uint64_t* bits, std::size_t i, std::size_t k) noexcept {
-  return for_each_word(i, k, [bits](std::size_t wi, std::uint64_t m) { return (load_word<Atomic>(bits, wi) & m) == 0; });
+  return for_each_word(i, k,
+                       [bits](std::size_t wi, std::uint64_t m) { return (load_word<Atomic>(bits, wi) & m) == 0; });
 }
 
 /// The single-threaded search's probe of one word for 2 <= k <= 64 (word i < words, one the summary found): the

@@ -4,9 +4,11 @@
 // it returns. These catch a broken bound the moment it appears; the differential comparison with the model only
 // sees it when a later search happens to rely on it (the stale hint-word byte found in review was such a case).
 //   * the bitmap: ceil(blocks / 64) words, the padding bits past the last block set;
-//   * the search hint: every word before start_ is full; hint_word_ and hint_base_ follow start_;
-//   * the fresh cursor (multiblock): no block at or past it is allocated; hint_fresh_ masks exactly the hint word's
-//     blocks below it; hint_span_ covers exactly the hint word's blocks below the cursor (Multiblock::no: that exist);
+//   * the search hint and its cache (detail/hint_cache.hpp states these): every word before the hint is full; the
+//     cached word and base address follow the hint;
+//   * the fresh cursor (multiblock): no block at or past it is allocated; the cache's mask covers exactly the hint
+//     word's blocks below it, and its span exactly the hint word's blocks below the cursor (Multiblock::no: that
+//     exist);
 //   * the summary (single-threaded multiblock; detail/bitmap_summary.hpp states these): every byte bounds the longest
 //     free run that starts in its word (its free tail continued into the next words' heads, capped at 64), the hint
 //     word's byte as its snapshot's refresh would leave it; bytes are at most 64 and the 64 bytes after the last
@@ -49,31 +51,32 @@ struct BitmappedBlockInspector {
     const std::size_t words = a.words_, blocks = a.blocks_;
     if (words != (blocks + 63) / 64) err << "words " << words << " for " << blocks << " blocks; ";
     if constexpr (A::cached) {
-      if (words == 0 && (a.hint_word_ != &a.hint_bits_ || a.hint_bits_ != bitmap::all_ones))
+      if (words == 0 && (a.hint_.word_ != &a.hint_.bits_ || a.hint_.bits_ != bitmap::all_ones))
         err << "no blocks, but the hint word is not the object's own full word; ";
     }
     if (words == 0) return err.str();
-    // The bitmap as the block sees it: single-threaded, word start_ is hint_bits_ between calls (bits_[start_] may
+    // The bitmap as the block sees it: single-threaded, the hint word is the cache's between calls (its bitmap word may
     // be older).
     std::vector<std::uint64_t> logical(a.bits_, a.bits_ + words);
     if constexpr (A::cached) {
-      if (a.start_ < words) logical[a.start_] = a.hint_logical();
+      if (a.hint_.start_ < words) logical[a.hint_.start_] = a.hint_.logical();
     }
     if constexpr (A::fresh_masked) {
-      if ((a.hint_bits_ | a.hint_fresh_) != bitmap::all_ones)
-        err << "hint_bits_ does not show the hint word's blocks at or past the fresh cursor as taken; ";
+      if ((a.hint_.bits_ | a.hint_.fresh_mask_) != bitmap::all_ones)
+        err << "the cached hint word does not show the hint word's blocks at or past the fresh cursor as taken; ";
     }
     const std::uint64_t* bits = logical.data();
     if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";
     if constexpr (!Shared) {
-      if (a.start_ >= words) err << "start " << a.start_ << " >= words " << words << "; ";
-      for (std::size_t w = 0; w < a.start_ && w < words; ++w)
+      if (a.hint_.start_ >= words) err << "start " << a.hint_.start_ << " >= words " << words << "; ";
+      for (std::size_t w = 0; w < a.hint_.start_ && w < words; ++w)
         if (bits[w] != bitmap::all_ones) {
-          err << "word " << w << " before the hint (" << a.start_ << ") is not full; ";
+          err << "word " << w << " before the hint (" << a.hint_.start_ << ") is not full; ";
           break;
         }
-      if (a.hint_word_ != a.bits_ + a.start_) err << "hint_word_ is not bits_ + start_; ";
-      if (a.hint_base_ != a.payload_ + a.start_ * 64 * a.bs()) err << "hint_base_ does not follow start_; ";
+      if (a.hint_.word_ != a.bits_ + a.hint_.start_) err << "the cached hint word pointer is not bits_ + start; ";
+      if (a.hint_.base_ != a.payload_ + a.hint_.start_ * 64 * a.bs())
+        err << "the cached base does not follow the hint; ";
     }
     if constexpr (A::multi) {
       const std::size_t fresh = a.fresh_;
@@ -91,21 +94,23 @@ struct BitmappedBlockInspector {
     if constexpr (A::cached) {
       std::size_t end = blocks;
       if constexpr (A::multi) end = a.fresh_;
-      const std::size_t first = a.start_ * 64;
+      const std::size_t first = a.hint_.start_ * 64;
       const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
-      if (a.hint_span_ != want) err << "hint_span_ does not cover exactly the hint word's blocks below the cursor; ";
+      if (a.hint_.span_ != want)
+        err << "the cached span does not cover exactly the hint word's blocks below the cursor; ";
     }
     if constexpr (A::fresh_masked) {
-      const std::size_t first = a.start_ * 64;
+      const std::size_t first = a.hint_.start_ * 64;
       const std::uint64_t want = fresh_below(a.fresh_, first);
-      if (a.hint_fresh_ != want) err << "hint_fresh_ does not mask the hint word's blocks below the cursor; ";
+      if (a.hint_.fresh_mask_ != want)
+        err << "the cached fresh mask does not mask the hint word's blocks below the cursor; ";
     }
     if constexpr (A::summarized) {
       const unsigned char* sum = a.summary_.bytes();
       for (std::size_t w = 0; w < words; ++w) {
         unsigned byte = sum[w];
         if (byte > 64) err << "byte " << w << " is " << byte << "; ";
-        if (w == a.start_ && (a.summary_.snapshot() & ~bits[w])) byte = 64;  // refresh raises it before any read
+        if (w == a.hint_.start_ && (a.summary_.snapshot() & ~bits[w])) byte = 64;  // refresh raises it before any read
         const unsigned need = longest_from(bits, words, w);
         if (byte < need) {
           err << "summary byte of word " << w << " is " << unsigned{sum[w]} << " but a free run of " << need

@@ -4,8 +4,11 @@
 /// (as Phobos' BitmappedBlockImpl mixin). Internal: use <alloy/bitmapped_block.hpp>. Its units, each with its
 /// invariants in its header: detail/bitmap.hpp (word operations), detail/bitmap_layout.hpp (where the
 /// bitmap and payload live and who owns them: the base of this class), detail/bitmap_summary.hpp (the summary
-/// index of the single-threaded multiblock search), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims,
-/// lock and per-thread start words).
+/// index of the single-threaded multiblock search), detail/bitmap_search.hpp (the multiblock search: the exact
+/// first fit over the words and the summary), detail/atomic_bitmap.hpp (SharedBitmappedBlock's CAS claims, lock and
+/// per-thread start words), detail/start_bits.hpp (BitmappedBlockWithInternalPointers' start bits),
+/// detail/hint_cache.hpp (the single-threaded block's search hint and its cached word, with the rule that binds
+/// every path: between calls the cached word is the true hint word).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -22,7 +25,10 @@
 #include <alloy/detail/atomic_bitmap.hpp>
 #include <alloy/detail/bitmap.hpp>
 #include <alloy/detail/bitmap_layout.hpp>
+#include <alloy/detail/bitmap_search.hpp>
 #include <alloy/detail/bitmap_summary.hpp>
+#include <alloy/detail/hint_cache.hpp>
+#include <alloy/detail/start_bits.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
 
@@ -41,8 +47,6 @@ struct BlockSizeStore<choose_at_runtime> {
   void set_block_size(std::size_t s) noexcept { bs_ = s; }
 };
 
-struct NoWord {};  // an absent member ([[no_unique_address]]): the variants without the fast-path words
-struct NoSummary {};  // the absent summary index (SharedBitmappedBlock, Multiblock::no, Bookkeeping = NullAllocator)
 // The other absent members, one type each ([[no_unique_address]] members of one empty type need distinct addresses).
 template <int Member>
 struct Absent {};
@@ -104,19 +108,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   static constexpr std::size_t npos = bitmap::npos;
   // The summary index (single-threaded multiblock only; detail/bitmap_summary.hpp, whose header states its rules and
   // invariants): one byte per word, an upper bound of the longest free run that starts there, so that searches skip
-  // the words that cannot hold a run of k. The hint word (start_) is its exception: the fast single-block free does
-  // not raise its byte, and the summary's snapshot of the word restores the bound (refresh) before a search reads the
+  // the words that cannot hold a run of k. The hint word is its exception: the fast single-block free does not raise
+  // its byte, and the summary's snapshot of the word restores the bound (refresh) before a search reads the
   // byte or the hint moves back.
   // Bookkeeping = NullAllocator over host memory: no memory outside the block's own at all, hence no summary (D's
   // word-by-word search from the hint).
   static constexpr bool summarized = multi && !Shared && !std::is_same_v<Bookkeeping, NullAllocator>;
-  // Single-threaded multiblock: hint_fresh_ masks the hint word's blocks below the fresh cursor, and hint_bits_ shows
-  // the others as taken (see hint_logical).
+  // Single-threaded multiblock: the hint cache's mask of the hint word's blocks below the fresh cursor; its word
+  // shows the others as taken (HintCache::logical).
   static constexpr bool fresh_masked = multi && !Shared;
-  // Single-threaded: between calls the hint word's bits live in the object (hint_bits_), as in the one-word floor:
-  // the single-block fast paths read and write that member only, with no pointer to load (W1). bits_[start_] is
-  // brought up to date when any other path starts and the member reloaded when it ends (HintSync, and Guard), so
-  // everything else works on bits_ as before. Queries that read the bitmap without a guard use word_now.
+  // Single-threaded: between calls the hint word's bits live in the object (hint_.bits_, detail/hint_cache.hpp), as in
+  // the one-word floor: the single-block fast paths read and write that member only, with no pointer to load (W1).
+  // Its bitmap word is brought up to date when any other path starts and the member reloaded when it ends (HintSync,
+  // and Guard), so everything else works on bits_. Queries that read the bitmap without a guard use word_now.
   static constexpr bool cached = !Shared;
   static constexpr std::uint64_t all_ones = bitmap::all_ones;
 
@@ -219,19 +223,19 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     if constexpr (!Shared) {
       // The single-block fast path: one word, the one at the search hint (every word before it is full).
       if (n - 1 < bs()) [[likely]] {
-        // hint_bits_ is word start_ (see `cached`; all ones when there is no block) and hint_base_ the payload of
+        // hint_.bits_ is the hint word (see `cached`; all ones when there is no block) and hint_.base_ the payload of
         // its first block (see sync_hint): no pointer and no index arithmetic.
-        // Multiblock: hint_bits_ shows the blocks at or past the fresh cursor as taken (see hint_logical), so that
+        // Multiblock: hint_.bits_ shows the blocks at or past the fresh cursor as taken (HintCache::logical), so that
         // this path never moves the cursor; the first free block at or past it is taken by alloc1, which does.
         // First fit still holds: when the lowest free block is at or past the cursor, nothing is left here and
         // alloc1 finds it.
-        std::byte* const base = hint_base_;
-        const std::uint64_t w = hint_bits_;
+        std::byte* const base = hint_.base_;
+        const std::uint64_t w = hint_.bits_;
         const std::uint64_t free = ~w;
         if (free) [[likely]] {
           const std::size_t j = count_trailing_zeros(free);
-          hint_bits_ = w | (std::uint64_t{1} << j);
-          if constexpr (Starts) mark_start(start_ * 64 + j, 1);
+          hint_.bits_ = w | (std::uint64_t{1} << j);
+          if constexpr (Starts) mark_start(hint_.start_ * 64 + j, 1);
           std::byte* const p = base + j * bs();
           // A free bit means there are blocks, so the payload is not null: telling the compiler lets a caller's
           // `if (!b)` after an inlined allocate fold away.
@@ -407,17 +411,17 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
         if constexpr (Starts) {
           if (!check_whole_allocation(offset_of(b.ptr) / bs(), 1)) return false;
         }
-        // A block of the hint word (W1's whole loop): its offset from hint_base_, no index arithmetic, and no hint
+        // A block of the hint word (W1's whole loop): its offset from hint_.base_, no index arithmetic, and no hint
         // or summary work (a stale summary byte is found later through the summary's snapshot, refresh_hint_byte).
-        // The bound hint_span_ covers only blocks of the payload whose bits in hint_bits_ are true, so the release
+        // The bound hint_.span_ covers only blocks of the payload whose bits in hint_.bits_ are true, so the release
         // checks cost nothing here: a pointer past it takes the range test below, and a double free clears a bit
         // that is already clear (nothing changes; the answer is false). No branch on the bit: W1 ignores the answer.
-        const std::size_t d = offset_from(hint_base_, b.ptr);
-        if (d < hint_span_) [[likely]] {
+        const std::size_t d = offset_from(hint_.base_, b.ptr);
+        if (d < hint_.span_) [[likely]] {
           const std::size_t j = d / bs();
-          const bool live = (hint_bits_ >> j) & 1u;
+          const bool live = (hint_.bits_ >> j) & 1u;
           ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
-          hint_bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
+          hint_.bits_ &= std::rotl(~std::uint64_t{1}, static_cast<int>(j));  // one rotate, no shift + not
           return live;
         }
         const std::size_t off = offset_of(b.ptr);
@@ -427,18 +431,18 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
           // frees its block as D does, after ALLOY_ASSERT in debug builds).
           if (off >= payload_bytes()) [[unlikely]] return false;
         }
-        // Not a block below hint_span_: in another word, so bits_[wi] is current (hint_bits_ only goes back to
+        // Not a block below hint_.span_: in another word, so bits_[wi] is current (hint_.bits_ only goes back to
         // bits_ when the hint moves back to wi; W2's shuffled drain frees here, mostly after the hint), or a block
-        // of the hint word at or past the fresh cursor (multiblock), never allocated: its bit in bits_[start_] is
+        // of the hint word at or past the fresh cursor (multiblock), never allocated: its bit in the bitmap word is
         // clear (the fast allocate never takes one), so it is refused as a double free. No branch on the bit, as
-        // above: clearing a clear bit changes nothing, no word before start_ has one (they are full), and raising
+        // above: clearing a clear bit changes nothing, no word before the hint has one (they are full), and raising
         // a summary byte only loosens a bound.
         const std::size_t i = off / bs(), wi = i / 64;
         std::uint64_t* const bits = bits_;
         const bool live = (bits[wi] >> (i % 64)) & 1u;
         ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (the block is not allocated)");
         bits[wi] &= std::rotl(~std::uint64_t{1}, static_cast<int>(i % 64));
-        if (wi < start_) {
+        if (wi < hint_.start_) {
           HintSync sync(this);
           lower_start(wi);
         }
@@ -475,10 +479,10 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
       if constexpr (summarized) {
         // Most multi-block frees stay inside one word: cleared and summarized here, with no further call (W3).
         // release_in_word reads and writes words wf - 1 to wf + 1 only, and moves the hint only back to wf: past
-        // the hint's next word none of them is the hint word, so hint_bits_ needs no round trip through bits_.
+        // the hint's next word none of them is the hint word, so hint_.bits_ needs no round trip through bits_.
         if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) [[likely]] {
           const std::size_t wf = i / 64;
-          if (wf > start_ + 1) [[likely]] {
+          if (wf > hint_.start_ + 1) [[likely]] {
             const std::uint64_t m = bitmap::low_mask(static_cast<unsigned>(k)) << p;
             const bool live = (bits_[wf] & m) == m;
             ALLOY_ASSERT(live, "BitmappedBlock::deallocate: double free (a block is not allocated)");
@@ -511,25 +515,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
       return Ternary::no;
     const std::size_t blk = (address_of(p) - address_of(payload_)) / bs();
     if (!((word_now(blk / 64) >> (blk % 64)) & 1u)) return Ternary::no;
-    const std::uint64_t* st = starts();
-    const std::size_t s = bitmap::find_set_backward(st, blk);
-    ALLOY_ASSERT(s != npos,
+    const start_bits::Allocation a =
+        start_bits::allocation_of(starts(), blocks_, blk, [this](std::size_t wi) { return word_now(wi); });
+    ALLOY_ASSERT(a.first != npos,
                  "internal: BitmappedBlockWithInternalPointers: no block start at or before this block");
-    if (s == npos) return Ternary::no;
-    // The allocation ends at the next start bit or the next free block.
-    std::size_t e = blk + 1;
-    while (e < blocks_) {
-      const std::size_t wi = e / 64;
-      const unsigned b = static_cast<unsigned>(e % 64);
-      const std::uint64_t stop = (st[wi] | ~word_now(wi)) & (all_ones << b);
-      if (stop) {
-        e = wi * 64 + static_cast<unsigned>(std::countr_zero(stop));
-        break;
-      }
-      e = (wi + 1) * 64;
-    }
-    if (e > blocks_) e = blocks_;
-    result = {payload_ + s * bs(), (e - s) * bs()};
+    if (a.first == npos) return Ternary::no;
+    result = {payload_ + a.first * bs(), (a.end - a.first) * bs()};
     return Ternary::yes;
   }
 
@@ -542,25 +533,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   // ----------------------------------------------------------------------------------------------------------
   // State: the layout's (Layout: parent_, bits_ (control bitmap, then the start bitmap when Starts), payload_,
   // blocks_, words_, mem_), then the hints, the fresh cursor, the lock and the summary, each where its mode uses it.
-  // Single-threaded: every word before it is full (the search hint). SharedBitmappedBlock has none: its single-block
-  // searches start at a per-thread word, its locked searches at word 0.
-  [[no_unique_address]] std::conditional_t<cached, std::size_t, Absent<0>> start_{};
-  // Single-threaded: kept equal to bits_ + start_ and payload_ + start_ * 64 * bs() by sync_hint, wherever start_,
-  // bits_ or payload_ changes: the single-block allocate works from them without index arithmetic. Without blocks,
-  // hint_word_ is &hint_bits_ (all ones), so that bringing it up to date writes nowhere else.
-  [[no_unique_address]] std::conditional_t<cached, std::uint64_t*, Absent<1>> hint_word_ = no_block_hint_word();
-  [[no_unique_address]] std::conditional_t<cached, std::byte*, Absent<2>> hint_base_{};
-  // Single-threaded: word start_'s bits between calls (see `cached`); bits_[start_] may be older.
-  [[no_unique_address]] std::conditional_t<cached, std::uint64_t, NoWord> hint_bits_ = no_block_hint_bits();
+  // Single-threaded: the search hint and its word's bits kept in the object, with what the fast paths need
+  // (detail/hint_cache.hpp, whose header states the rule and its invariants). SharedBitmappedBlock has none: its
+  // single-block searches start at a per-thread word, its locked searches at word 0.
+  [[no_unique_address]] std::conditional_t<cached, HintCache<fresh_masked>, NoHintCache> hint_{};
   // Multiblock: blocks at and after it were never allocated (allocate_fresh's cursor; Multiblock::no has none).
   [[no_unique_address]] std::conditional_t<multi, std::size_t, Absent<3>> fresh_{};
-  // Multiblock, single-threaded: bit j set iff block start_ * 64 + j lies below fresh_ (kept by sync_hint; set_fresh
-  // also clears the blocks it brings below the cursor in hint_bits_).
-  [[no_unique_address]] std::conditional_t<fresh_masked, std::uint64_t, NoWord> hint_fresh_{};
-  // Single-threaded: the bytes from hint_base_ that deallocate's fast path may free, the hint word's blocks whose
-  // bits in hint_bits_ are true: those that exist (Multiblock::no) or lie below the fresh cursor (multiblock; the
-  // padding of a last word is past it too). Kept by sync_hint and set_fresh. 0 without blocks.
-  [[no_unique_address]] std::conditional_t<cached, std::size_t, NoWord> hint_span_{};
   // SharedBitmappedBlock: the spin lock of the multiblock operations.
   [[no_unique_address]] std::conditional_t<Shared, SpinLock, Absent<4>> lock_{};
   // The summary index and the hint word's snapshot (see `summarized`).
@@ -597,8 +575,8 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     std::memset(bits_, 0, words_ * maps * sizeof(std::uint64_t));
     if (words_) bits_[words_ - 1] = pad_mask();
     if constexpr (multi) fresh_ = 0;
-    if constexpr (cached) start_ = 0;
-    sync_hint();  // new bits_, payload_ and cursor, whatever start_ was
+    if constexpr (cached) hint_.start_ = 0;
+    sync_hint();  // new bits_, payload_ and cursor, whatever the hint was
     reset_snap();
     if constexpr (summarized) {
       if (!summary_.init(words_)) {  // no memory for the index: no blocks either (the search needs it)
@@ -609,32 +587,32 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     load_hint();
   }
   // The summary's snapshot rule for the hint word (BitmapSummary::refresh): called before the summary is read or the
-  // hint moves back. In a HintSync the hint word is *hint_word_; outside one, hint_bits_ (alloc_small).
+  // hint moves back. In a HintSync the hint word is *hint_.word_; outside one, hint_.bits_ (alloc_small).
   // Without a summary it reads nothing: in SharedBitmappedBlock the hint word is one that lock-free single-block
   // paths CAS, and a plain read of it, even one thrown away, is a data race (TSan reports it at -O0, where the read
   // is not dropped).
   void refresh_hint_byte() noexcept {
-    if constexpr (summarized) refresh_hint_byte(*hint_word_);
+    if constexpr (summarized) refresh_hint_byte(*hint_.word_);
   }
   void refresh_hint_byte(std::uint64_t w) noexcept {
-    if constexpr (summarized) summary_.refresh(start_, w);
+    if constexpr (summarized) summary_.refresh(hint_.start_, w);
     else (void)w;
   }
   void reset_snap() noexcept {  // the hint word's byte bounds it (a new hint word, a fresh or reset summary)
-    if constexpr (summarized) summary_.snap(*hint_word_);
+    if constexpr (summarized) summary_.snap(*hint_.word_);
   }
   // The summary's raises after a free (BitmapSummary::raise_one_word, raise_range), as calls of two arguments: the
   // summary's own five (bitmap, words, hint) are loaded inside. Called directly, they cost W3 5 instructions per step
   // (the arguments set up at every call, in deallocate's inlined fast path too).
   void raise_one_word(std::size_t wf, unsigned p) noexcept requires summarized {
-    summary_.raise_one_word(bits_, words_, wf, p, start_);
+    summary_.raise_one_word(bits_, words_, wf, p, hint_.start_);
   }
   void raise_summary_range(std::size_t i, std::size_t k) noexcept requires summarized {
-    summary_.raise_range(bits_, words_, i, k, start_);
+    summary_.raise_range(bits_, words_, i, k, hint_.start_);
   }
   // The search hint moves back to word wi (a block in it was freed; the caller raises wi's byte).
   void lower_start(std::size_t wi) noexcept {
-    if (wi < start_) {
+    if (wi < hint_.start_) {
       refresh_hint_byte();
       set_start(wi);
     }
@@ -642,18 +620,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   void release() noexcept {
     if constexpr (summarized) summary_.release(words_);
     Layout::release();
-    if constexpr (cached) start_ = 0;
+    if constexpr (cached) hint_.reset();
     if constexpr (multi) fresh_ = 0;
-    hint_bits_ = no_block_hint_bits();
     sync_hint();
     reset_snap();
   }
   void take(BitmappedBlockImpl& o) noexcept {
     Layout::take(o);
-    if constexpr (cached) start_ = std::exchange(o.start_, 0);
+    if constexpr (cached) hint_.take(o.hint_);
     if constexpr (multi) fresh_ = std::exchange(o.fresh_, 0);
     if constexpr (summarized) summary_.take(o.summary_);
-    hint_bits_ = std::exchange(o.hint_bits_, no_block_hint_bits());
     sync_hint();
     o.sync_hint();
     o.reset_snap();
@@ -662,104 +638,55 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   // SharedBitmappedBlock has no hint: nothing.
   void set_start(std::size_t s) noexcept {
     if constexpr (cached) {
-      if (s == start_) return;  // the same word keeps its snapshot
-      start_ = s;
+      if (s == hint_.start_) return;  // the same word keeps its snapshot
+      hint_.start_ = s;
       sync_hint();
       reset_snap();  // a word that was not the hint: its byte bounds it
     } else {
       (void)s;
     }
   }
-  // Where a search that starts at the hint starts: start_, or word 0 (SharedBitmappedBlock).
+  // Where a search that starts at the hint starts: the hint word, or word 0 (SharedBitmappedBlock).
   [[nodiscard]] std::size_t hint_or_zero() const noexcept {
-    if constexpr (cached) return start_;
+    if constexpr (cached) return hint_.start_;
     else return 0;
   }
-  // constexpr: a default-constructed block is constant-initialized (a namespace-scope one is usable from other
-  // translation units' static initializers).
-  constexpr auto no_block_hint_word() noexcept {
-    if constexpr (cached) return &hint_bits_;
-    else return Absent<1>{};
-  }
-  static constexpr auto no_block_hint_bits() noexcept {
-    if constexpr (cached) return all_ones;
-    else return NoWord{};
-  }
-  // The hint word in bits_ brought up to date from hint_bits_, and hint_bits_ reloaded from it (single-threaded).
+  // A HintSync's two ends (detail/hint_cache.hpp), with the cached word pinned (pin_hint_word) on this object's own
+  // member. Nothing for SharedBitmappedBlock.
   void flush_hint() noexcept {
     if constexpr (cached) {
-      pin_hint_bits();
-      *hint_word_ = hint_logical();
+      pin_hint_word(hint_.bits_);
+      hint_.flush();
     }
   }
   void load_hint() noexcept {
     if constexpr (cached) {
-      hint_bits_ = *hint_word_;
-      if constexpr (fresh_masked) hint_bits_ |= ~hint_fresh_;  // blocks at or past the fresh cursor show as taken
-      pin_hint_bits();
+      hint_.load();
+      pin_hint_word(hint_.bits_);
     }
   }
-  // The hint word as it is, outside a HintSync. Multiblock: hint_bits_ also has the bits of the blocks at or past the
-  // fresh cursor set (the fast allocate needs no mask); their true bits, 0 for never-used blocks and 1 for padding,
-  // are bits_[start_]'s, which only a HintSync writes.
-  [[nodiscard]] std::uint64_t hint_logical() const noexcept {
-    if constexpr (fresh_masked) return (hint_bits_ & hint_fresh_) | (*hint_word_ & ~hint_fresh_);
-    else if constexpr (cached) return hint_bits_;
-    else return 0;
-  }
-  // How many of the hint word's blocks lie below block `end` (0 to 64).
-  [[nodiscard]] std::size_t blocks_in_hint_word(std::size_t end) const noexcept {
-    const std::size_t first = start_ * 64;
-    return end <= first ? 0 : std::min<std::size_t>(end - first, 64);
-  }
-  // No instruction. The fast paths and the slower paths both read and write hint_bits_; GCC hoisted the reads above
-  // deallocate's fast-path test and merged the writes below it, which split the fast free's `and` into a load and a
-  // store (one more instruction per W1 pair). This tells it the member may change here, so it does neither.
-  void pin_hint_bits() noexcept {
-#if defined(__GNUC__)
-    if constexpr (cached) __asm__("" : "+m"(hint_bits_));
-#endif
-  }
-  // Word i of the bitmap as it is now, for queries that run without a guard (hint_bits_ for the hint word).
+  // Word i of the bitmap as it is now, for queries that run without a guard (the hint word from the cache).
   [[nodiscard]] std::uint64_t word_now(std::size_t i) const noexcept {
-    if constexpr (cached) {
-      if (i == start_) return hint_logical();
-    }
-    return load(i);
+    if constexpr (cached) return hint_.word_now(bits_, i);
+    else return load(i);
   }
-  // Single-threaded: the paths other than the single-block fast paths work on bits_ between its construction and
-  // its destruction (see `cached`). Not nested, and no fast path runs inside one. Nothing for SharedBitmappedBlock.
-  struct HintSync {
-    BitmappedBlockImpl* self;
-    explicit HintSync(BitmappedBlockImpl* s) noexcept : self(s) { self->flush_hint(); }
-    ~HintSync() { self->load_hint(); }
-    HintSync(const HintSync&) = delete;
-    HintSync& operator=(const HintSync&) = delete;
-  };
-
+  // The first block the fast paths may not touch (detail/hint_cache.hpp): the fresh cursor, or the block count.
+  [[nodiscard]] std::size_t hint_end() const noexcept {
+    if constexpr (multi) return fresh_;
+    else return blocks_;
+  }
+  // After any change of the hint, the bitmap, the payload or the cursor (single-threaded).
   void sync_hint() noexcept {
-    if constexpr (cached) {  // SharedBitmappedBlock has no hint
-      hint_word_ = words_ ? bits_ + start_ : no_block_hint_word();
-      hint_base_ = payload_ + start_ * 64 * bs();
-      if constexpr (multi) hint_span_ = blocks_in_hint_word(fresh_) * bs();
-      else hint_span_ = blocks_in_hint_word(blocks_) * bs();
-      if constexpr (fresh_masked) hint_fresh_ = bitmap::mask(0, static_cast<unsigned>(blocks_in_hint_word(fresh_)));
-    }
+    if constexpr (cached) hint_.sync(bits_, words_, payload_, bs(), hint_end());
   }
-
-  void set_fresh(std::size_t v) noexcept {  // single-threaded
+  void set_fresh(std::size_t v) noexcept requires fresh_masked {
     fresh_ = v;
-    if constexpr (fresh_masked) {
-      // The hint word's blocks that the raise brings below the cursor were never used: free in hint_bits_ too.
-      // Inside a HintSync the reload overwrites this. Outside one only alloc_small's probe of a later word raises
-      // the cursor, and the summary sends a search to the hint word first while it has never-used blocks (their
-      // run goes on into the next word, all free), so today this changes nothing; it keeps the rule local.
-      const std::uint64_t old = hint_fresh_;
-      sync_hint();
-      hint_bits_ &= ~(hint_fresh_ & ~old);
-    } else {
-      sync_hint();
-    }
+    // Outside a HintSync only alloc_small's probe of a later word raises the cursor, and the summary sends a search
+    // to the hint word first while it has never-used blocks (their run goes on into the next word, all free), so
+    // today end_raised's clearing changes nothing; it keeps the rule local.
+    const std::uint64_t old = hint_.fresh_mask_;
+    sync_hint();
+    hint_.end_raised(old);
   }
   [[nodiscard]] static std::size_t offset_from(const void* base, const void* p) noexcept {
     return static_cast<std::size_t>(address_of(p) - address_of(base));
@@ -816,6 +743,17 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     }
   }
 
+  // Single-threaded: the paths other than the single-block fast paths work on bits_ between its construction and
+  // its destruction (detail/hint_cache.hpp's rule). Nothing for SharedBitmappedBlock. It holds the block, not the
+  // cache: a reference to the cache took a saved register of its own in every out-of-line path that syncs (W3 +0.3
+  // instructions per step).
+  struct HintSync {
+    BitmappedBlockImpl* self;
+    explicit HintSync(BitmappedBlockImpl* s) noexcept : self(s) { self->flush_hint(); }
+    ~HintSync() { self->load_hint(); }
+    HintSync(const HintSync&) = delete;
+    HintSync& operator=(const HintSync&) = delete;
+  };
   // Multiblock operations of SharedBitmappedBlock hold a spin lock; single-block allocate/deallocate never do.
   // Single-threaded, a Guard is a HintSync.
   struct Guard {
@@ -888,10 +826,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
   // With start bits: whether blocks [i, i + k) are exactly one live allocation (it starts at i, none starts inside,
   // and block i + k is free, the start of another, or past the end); ALLOY_ASSERT in debug builds.
   bool check_whole_allocation(std::size_t i, std::size_t k) const noexcept requires Starts {
-    const std::uint64_t* st = starts();
-    const std::size_t e = i + k;
-    const bool whole = bitmap::test(st, i) && (k == 1 || bitmap::range_is(st, i + 1, k - 1, false)) &&
-                       (e >= blocks_ || bitmap::test(st, e) || !((word_now(e / 64) >> (e % 64)) & 1u));
+    const bool whole = start_bits::is_whole(starts(), blocks_, i, k, [this](std::size_t wi) { return word_now(wi); });
     ALLOY_ASSERT(whole, "BitmappedBlockWithInternalPointers::deallocate: the Block is not one allocation (a size other "
                         "than the one allocated, or a pointer inside it); give back the Block that allocate returned");
     return whole;
@@ -916,7 +851,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
       }
       return idx;
     } else {
-      for (std::size_t i = start_; i < words_; ++i) {
+      for (std::size_t i = hint_.start_; i < words_; ++i) {
         std::uint64_t w = bits_[i];
         if (w != all_ones) {
           const unsigned j = static_cast<unsigned>(std::countr_one(w));
@@ -965,7 +900,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
         const std::uintptr_t res = align_up(address_of(start), a);
         if (res - address_of(start) + n <= bs() && claim(idx, 1)) {
           if constexpr (cached) {
-            if (i == start_ && bits_[i] == all_ones) advance_start();
+            if (i == hint_.start_ && bits_[i] == all_ones) advance_start();
           }
           return {to_pointer(res), n};
         }
@@ -1020,34 +955,26 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     }
   }
 
-  // The first run of k free blocks from word `from` on (not claimed), or npos: the search for its size.
+  // The first run of k free blocks from word `from` on (not claimed), or npos (detail/bitmap_search.hpp).
   std::size_t find_run(std::size_t from, std::size_t k) noexcept {
-    return k == 1 ? find1(from) : k <= 64 ? find_small(from, static_cast<unsigned>(k)) : find_huge(from, k);
-  }
-
-  std::size_t find1(std::size_t from) const noexcept {
-    for (std::size_t i = from; i < words_; ++i) {
-      const std::uint64_t w = load(i);
-      if (w != all_ones) return i * 64 + static_cast<unsigned>(std::countr_one(w));
-    }
-    return npos;
+    return bitmap::find_run<Shared>(bits_, words_, from, k, summary_, hint_or_zero());
   }
 
   // The single-threaded path for 2 <= k <= 64: the summary finds a word, probe_small takes the run or lowers the
   // word's byte, and the search goes on from the next word.
-  // Called outside a HintSync: the hint word is hint_bits_. Only a probe of the hint word itself needs it in bits_
+  // Called outside a HintSync: the hint word is hint_.bits_. Only a probe of the hint word itself needs it in bits_
   // (a probe of word i reads and writes words i and i + 1 and moves the hint only when i is the hint word).
   std::size_t alloc_small(unsigned k) noexcept {
     if constexpr (summarized) {
-      // The hint word without the padding bits of a last word (hint_logical without its load): a snapshot with
+      // The hint word without the padding bits of a last word (HintCache::logical without its load): a snapshot with
       // fewer blocks taken only makes the byte go to 64 sooner, never leaves it too low.
-      refresh_hint_byte(hint_bits_ & hint_fresh_);
+      refresh_hint_byte(hint_.bits_ & hint_.fresh_mask_);
       // Most searches end at the first word the first summary step finds: that step and that word here, with no
       // loop; the rest in alloc_small_from, out of line, so that this path keeps few registers live.
-      const std::size_t i = next_fit_word(start_, k);
+      const std::size_t i = next_fit_word(hint_.start_, k);
       if (i >= words_) return npos;
       std::size_t idx;
-      if (i != start_) [[likely]] {
+      if (i != hint_.start_) [[likely]] {
         idx = probe_small(i, k);
       } else {
         HintSync sync(this);
@@ -1075,39 +1002,16 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     return summary_.first_at_least(i, words_, k);
   }
   // Word i (i < words_) for a run of k: in the word, or its free tail into the next word's free head. Takes it and
-  // returns its first block, or lowers the word's byte and returns npos.
+  // returns its first block, or lowers the word's byte and returns npos (bitmap::take_small); then the hint, the
+  // fresh cursor and the start bits follow.
   [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized {
-    std::uint64_t* const bits = bits_;
-    const std::size_t words = words_;
-    const std::uint64_t w = bits[i];
-    std::size_t idx = npos;
-    unsigned cross = 0;
-    const unsigned j = k <= 8 ? bitmap::find_run_upto8(~w, k) : bitmap::find_run(~w, k);
-    if (j < 64) {
-      bits[i] = w | (bitmap::low_mask(k) << j);
-      idx = i * 64 + j;
-    } else if (const unsigned tail = static_cast<unsigned>(std::countl_zero(w)); tail && i + 1 < words) {
-      const std::uint64_t w2 = bits[i + 1];
-      cross = tail + static_cast<unsigned>(std::countr_zero(w2));
-      if (cross >= k) {
-        bits[i] = w | bitmap::mask(64 - tail, tail);
-        bits[i + 1] = w2 | bitmap::mask(0, k - tail);
-        idx = i * 64 + 64 - tail;
-      }
-    }
+    const std::size_t idx = bitmap::take_small(bits_, words_, summary_, hint_.start_, i, k);
     if (idx != npos) {
-      // The word's byte becomes exact again below 8 (it only went down), so that later searches for up to 8
-      // blocks do not stop here in vain.
-      const std::uint64_t nw = bits[i];
-      summary_.set_exact(i, nw, bits, words, start_);
-      if (i == start_) advance_start();
+      if (i == hint_.start_) advance_start();
       if (idx + k > fresh_) set_fresh(idx + k);
       if constexpr (Starts) mark_start(idx, k);
-      return idx;
     }
-    // No run of k starts here: the exact bound below 8, k - 1 above.
-    summary_.set(i, std::min(k - 1, std::max(cross, bitmap::longest_run_bound8(~w))), w, start_);
-    return npos;
+    return idx;
   }
 
   // The single-threaded release of 2 <= k <= 64 blocks across two words (deallocate frees a run inside one word
@@ -1141,59 +1045,7 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     bits_[wf] &= ~(bitmap::low_mask(k) << p);
   }
 
-  // 2 <= k <= 64: inside one word, or the free tail of word i plus the free head of word i + 1.
-  std::size_t find_small(std::size_t from, unsigned k) noexcept {
-    for (std::size_t i = from; i < words_; ++i) {
-      if constexpr (summarized) {
-        i = next_fit_word(i, k);
-        if (i == words_) break;
-      }
-      const std::uint64_t w = load(i);
-      unsigned cross = 0;
-      if (w != all_ones) {
-        const unsigned j = bitmap::find_run(~w, k);
-        if (j < 64) return i * 64 + j;
-        const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
-        if (tail && i + 1 < words_) {
-          cross = tail + static_cast<unsigned>(std::countr_zero(load(i + 1)));
-          if (cross >= k) return i * 64 + 64 - tail;
-        }
-      }
-      if constexpr (summarized) {  // no run of k starts here: record the exact bound (below k)
-        summary_.set(i, std::max(cross, bitmap::longest_run(~w)), w, start_);
-      }
-    }
-    return npos;
-  }
-
-  // k > 64: a run that spans whole free words.
-  std::size_t find_huge(std::size_t from, std::size_t k) const noexcept {
-    std::size_t run = 0, run_start = 0;
-    for (std::size_t i = from; i < words_; ++i) {
-      if constexpr (summarized) {
-        if (run == 0) {  // a run of more than 64 blocks can only start in a word whose byte is 64
-          i = next_fit_word(i, 64);
-          if (i == words_) break;
-        }
-      }
-      const std::uint64_t w = load(i);
-      if (w == 0) {
-        if (run == 0) run_start = i * 64;
-        run += 64;
-        if (run >= k) return run_start;
-        continue;
-      }
-      if (run + static_cast<unsigned>(std::countr_zero(w)) >= k) return run_start;
-      const unsigned tail = static_cast<unsigned>(std::countl_zero(w));
-      run = tail;
-      run_start = i * 64 + 64 - tail;
-    }
-    return npos;
-  }
-
-  bool range_free(std::size_t i, std::size_t k) const noexcept {
-    return bitmap::for_each_word(i, k, [this](std::size_t wi, std::uint64_t m) { return (load(wi) & m) == 0; });
-  }
+  bool range_free(std::size_t i, std::size_t k) const noexcept { return bitmap::range_free<Shared>(bits_, i, k); }
 
   // Sets bits [i, i + k). Single-threaded: the caller has checked they are free. Shared: word by word with CAS,
   // undoing the words already taken when a word turns out to be taken (by a lock-free single-block allocation).
@@ -1208,13 +1060,13 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
 
   void after_claim(std::size_t i, std::size_t k) noexcept {
     if constexpr (!Shared) {
-      if (i / 64 <= start_ && start_ <= (i + k - 1) / 64) advance_start();
+      if (i / 64 <= hint_.start_ && hint_.start_ <= (i + k - 1) / 64) advance_start();
     } else {
       (void)i, (void)k;
     }
   }
   void advance_start() noexcept {
-    std::size_t s = start_;
+    std::size_t s = hint_.start_;
     while (s + 1 < words_ && bits_[s] == all_ones) ++s;
     set_start(s);
   }
@@ -1249,16 +1101,12 @@ class BitmappedBlockImpl : private BlockSizeStore<BlockSize>,
     return alloy::detail::move_block(b, nb, parent_, [this](Block x) noexcept { return deallocate(x); });
   }
 
-  // Start bits (BitmappedBlockWithInternalPointers): bit i set iff an allocation starts at block i.
+  // Start bits (BitmappedBlockWithInternalPointers; detail/start_bits.hpp states their invariant).
   void mark_start(std::size_t i, std::size_t k) noexcept {
-    if constexpr (Starts) {
-      std::uint64_t* st = starts();
-      st[i / 64] |= std::uint64_t{1} << (i % 64);
-      if (k > 1) bitmap::clear_range(st, i + 1, k - 1);
-    }
+    if constexpr (Starts) start_bits::mark(starts(), i, k);
   }
   void clear_starts(std::size_t i, std::size_t k) noexcept {
-    if constexpr (Starts) bitmap::clear_range(starts(), i, k);
+    if constexpr (Starts) start_bits::clear(starts(), i, k);
   }
 };
 

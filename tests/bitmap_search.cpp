@@ -14,17 +14,19 @@
 
 #include <doctest/doctest.h>
 
+#include "support/bitmap_model.hpp"
 #include "support/test_length.hpp"
 
 namespace {
 
 namespace bm = alloy::detail::bitmap;
+using alloy::test::bitmap_model::longest_from;
+using alloy::test::bitmap_model::taken;
 using alloy::detail::NoSummary;
 using Summary = alloy::detail::BitmapSummary<alloy::Mallocator>;
 constexpr std::size_t npos = bm::npos;
 constexpr std::uint64_t ones = ~std::uint64_t{0};
 
-bool taken(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b / 64] >> (b % 64)) & 1u; }
 
 // The model: the lowest block b >= 64 from with [b, b + k) free and inside the bitmap, or npos.
 std::size_t first_fit(const std::vector<std::uint64_t>& bits, std::size_t from, std::size_t k) {
@@ -34,20 +36,6 @@ std::size_t first_fit(const std::vector<std::uint64_t>& bits, std::size_t from, 
     if (run == k) return b + 1 - k;
   }
   return npos;
-}
-// The longest free run that starts in word w (its free tail continued into the following words), capped at 64.
-unsigned longest_from(const std::vector<std::uint64_t>& bits, std::size_t w) {
-  unsigned best = 0, run = 0;
-  for (std::size_t b = w * 64; b < bits.size() * 64 && best < 64; ++b) {
-    if (taken(bits, b)) {
-      if (b / 64 > w) break;
-      run = 0;
-    } else {
-      if (run == 0 && b / 64 > w) break;
-      best = std::max(best, ++run);
-    }
-  }
-  return std::min(best, 64u);
 }
 
 std::uint64_t random_word(std::mt19937_64& rng) {
@@ -79,21 +67,6 @@ std::size_t random_k(std::mt19937_64& rng) {
   return r < 2 ? 1 : r < 6 ? 2 + rng() % 7 : r < 8 ? 9 + rng() % 56 : 65 + rng() % 200;
 }
 
-// The summary's bound (bitmap_summary.hpp's invariants): empty when every byte bounds its word's longest run.
-std::string check_bound(const Summary& s, const std::vector<std::uint64_t>& bits, std::size_t hint) {
-  const unsigned char* sum = s.bytes();
-  for (std::size_t w = 0; w < bits.size(); ++w) {
-    unsigned byte = sum[w];
-    if (byte > 64) return "byte " + std::to_string(w) + " above 64";
-    if (w == hint && (s.snapshot() & ~bits[w])) byte = 64;
-    if (byte < longest_from(bits, w))
-      return "byte " + std::to_string(w) + " is " + std::to_string(sum[w]) + ", below the run of " +
-             std::to_string(longest_from(bits, w)) + " that starts there";
-  }
-  for (std::size_t x = bits.size(); x < bits.size() + 64; ++x)
-    if (sum[x] != 0) return "tail byte " + std::to_string(x) + " not zero";
-  return {};
-}
 
 // A summary of bits whose bytes are random bounds: each from the exact longest run up to 64.
 struct RandomSummary {
@@ -144,7 +117,7 @@ TEST_CASE("bitmap search: through a summary of random bounds, the same first fit
       const std::size_t from = rng() % (bits.size() + 1), k = random_k(rng);
       const std::size_t got = bm::find_run<false>(bits.data(), bits.size(), from, k, rs.s, hint);
       REQUIRE_MESSAGE(got == first_fit(bits, from, k), "round " << round << " from " << from << " k " << k);
-      const std::string err = check_bound(rs.s, bits, hint);
+      const std::string err = alloy::test::bitmap_model::check_summary(rs.s, bits, hint);
       REQUIRE_MESSAGE(err.empty(), "round " << round << ": " << err);
     }
   }
@@ -217,7 +190,7 @@ TEST_CASE("bitmap search: take_small takes the first run that starts in its word
       if (byte < 8) CHECK(byte == need);
     }
     if (i == hint) CHECK(rs.s.snapshot() == bits[i]);
-    const std::string err = check_bound(rs.s, bits, hint);
+    const std::string err = alloy::test::bitmap_model::check_summary(rs.s, bits, hint);
     REQUIRE_MESSAGE(err.empty(), "round " << round << ": " << err);
   }
   CHECK(taken_runs > rounds / 10);

@@ -14,29 +14,16 @@
 
 #include <doctest/doctest.h>
 
+#include "support/bitmap_model.hpp"
 #include "support/test_length.hpp"
 
 namespace {
 
 namespace bm = alloy::detail::bitmap;
+using alloy::test::bitmap_model::longest_from;
 using Summary = alloy::detail::BitmapSummary<alloy::Mallocator>;
 constexpr std::size_t npos = bm::npos;
 
-// The model: the longest free run that starts in word w (its free tail continued into the following words), capped
-// at 64.
-unsigned longest_from(const std::vector<std::uint64_t>& bits, std::size_t w) {
-  unsigned best = 0, run = 0;
-  for (std::size_t b = w * 64; b < bits.size() * 64 && best < 64; ++b) {
-    if ((bits[b / 64] >> (b % 64)) & 1u) {
-      if (b / 64 > w) break;  // the runs that start in w have ended
-      run = 0;
-    } else {
-      if (run == 0 && b / 64 > w) break;  // a run that starts past w does not count
-      best = std::max(best, ++run);
-    }
-  }
-  return std::min(best, 64u);
-}
 // The model's first fit: the lowest run of k free blocks, or npos.
 std::size_t first_fit(const std::vector<std::uint64_t>& bits, std::size_t k) {
   std::size_t run = 0;
@@ -58,21 +45,6 @@ void set_bits(std::vector<std::uint64_t>& bits, std::size_t i, std::size_t k, bo
   }
 }
 
-// The invariants of bitmap_summary.hpp's header; empty when they hold.
-std::string check(const Summary& s, const std::vector<std::uint64_t>& bits, std::size_t hint) {
-  const unsigned char* sum = s.bytes();
-  for (std::size_t w = 0; w < bits.size(); ++w) {
-    unsigned byte = sum[w];
-    if (byte > 64) return "byte " + std::to_string(w) + " above 64";
-    if (w == hint && (s.snapshot() & ~bits[w])) byte = 64;  // as refresh leaves it
-    if (byte < longest_from(bits, w))
-      return "byte " + std::to_string(w) + " is " + std::to_string(sum[w]) + ", below the run of " +
-             std::to_string(longest_from(bits, w)) + " that starts there";
-  }
-  for (std::size_t x = bits.size(); x < bits.size() + 64; ++x)
-    if (sum[x] != 0) return "tail byte " + std::to_string(x) + " not zero";
-  return {};
-}
 
 // An owner of the summary that follows BitmappedBlock's protocol with none of its other state: a bitmap, a hint (every
 // word before it is full), single blocks taken and freed in the hint word with no summary work (the fast paths),
@@ -251,7 +223,7 @@ TEST_CASE("bitmap summary: its owner's protocol keeps every byte a bound, and th
         o.release_all();
         live.clear();
       }
-      const std::string err = check(o.s, o.bits, o.hint);
+      const std::string err = alloy::test::bitmap_model::check_summary(o.s, o.bits, o.hint);
       REQUIRE_MESSAGE(err.empty(), "seed " << seed << " step " << step << ": " << err);
       for (std::size_t w = 0; w < o.hint; ++w) REQUIRE(o.bits[w] == ~std::uint64_t{0});
     }
@@ -275,9 +247,9 @@ TEST_CASE("bitmap summary: a head that grows after the hint word's tail: the sna
   REQUIRE(o.s.snapshot() == o.bits[0]);
   o.bits[0] = ~std::uint64_t{0};  // the fast allocate takes the tail: no summary work
   o.release(64, 64);              // word 1 freed whole: its head grew, and so did the run from word 0's tail
-  REQUIRE(check(o.s, o.bits, o.hint).empty());
+  REQUIRE(alloy::test::bitmap_model::check_summary(o.s, o.bits, o.hint).empty());
   o.bits[0] = bm::low_mask(60);  // the fast free gives the tail back: no summary work
-  const std::string err = check(o.s, o.bits, o.hint);
+  const std::string err = alloy::test::bitmap_model::check_summary(o.s, o.bits, o.hint);
   CHECK_MESSAGE(err.empty(), err);
   o.s.refresh(o.hint, o.bits[0]);
   CHECK(o.s.bytes()[0] == 64);

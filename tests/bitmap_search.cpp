@@ -27,7 +27,6 @@ using Summary = alloy::detail::BitmapSummary<alloy::Mallocator>;
 constexpr std::size_t npos = bm::npos;
 constexpr std::uint64_t ones = ~std::uint64_t{0};
 
-
 // The model: the lowest block b >= 64 from with [b, b + k) free and inside the bitmap, or npos.
 std::size_t first_fit(const std::vector<std::uint64_t>& bits, std::size_t from, std::size_t k) {
   std::size_t run = 0;

@@ -519,8 +519,8 @@ struct GeneralPurposeStack {
              .goal = "replay {trace}: GeneralPurpose faster than glibc malloc (peak held beside)",
              .of = {malloc_named("glibc malloc")}}};
 };
-/// The first showcase, kept for comparison (examples/general_purpose.hpp, GeneralPurposeFixedClasses): the same
-/// classes without borrowing, as Bucketizer<FreeList> over an AllocatorList of 32 KiB Regions.
+/// The first showcase, kept for comparison (examples/general_purpose.hpp, GeneralPurposeFixedClasses): 32 classes of
+/// 16 bytes without borrowing, as Bucketizer<FreeList> over an AllocatorList of 32 KiB Regions.
 inline constexpr char GeneralPurposeFixedName[] =
     "GeneralPurposeFixedClasses (size-class free lists over regions, malloc above 512 B)";
 struct GeneralPurposeFixedStack {

@@ -248,12 +248,14 @@ class BorrowingClasses {
     set_class(b.ptr, c);
     return {b.ptr, n};
   }
-  alloy::Block carve_spare(std::size_t c, std::size_t n) noexcept {
+  alloy::Block carve_spare(std::size_t c, std::size_t n) noexcept { return {take_spare(c), n}; }
+  // A block of class c from the spare's start (the caller has checked that it fits), its class in the map.
+  unsigned char* take_spare(std::size_t c) noexcept {
     unsigned char* const p = spare_;
     spare_ += class_size(c);
     spare_room_ -= class_size(c);
     set_class(p, c);
-    return {p, n};
+    return p;
   }
   // Every block carved from the pool goes through here. It keeps room_: a block at the first spot after a map is the
   // first of a new region, which becomes the newest; one carved from the newest region lowers its room. Before a
@@ -279,11 +281,7 @@ class BorrowingClasses {
   void retire_newest() noexcept {
     while (spare_room_ >= granule) {
       const std::size_t c = class_within(std::min(spare_room_, small_max));
-      unsigned char* const p = spare_;
-      spare_ += class_size(c);
-      spare_room_ -= class_size(c);
-      set_class(p, c);
-      push(c, p);
+      push(c, take_spare(c));
     }
     const std::size_t rest = std::exchange(room_, 0);
     if (rest < granule) return;
@@ -335,17 +333,15 @@ class BorrowingClasses {
     if (void* p = find_aligned(c, a)) return {p, n};
     const std::size_t bytes = class_size(c);
     for (;;) {
-      const alloy::Block b = take_from_pool(bytes);
+      const alloy::Block b = carve(c, n);
       if (!b) return {};
-      set_class(b.ptr, c);
-      const std::uintptr_t p = alloy::address_of(b.ptr);
-      if (alloy::is_aligned(b.ptr, a)) return {b.ptr, n};
+      if (alloy::is_aligned(b.ptr, a)) return b;
       push(c, b.ptr);
-      for (std::size_t gap = alloy::align_up(p + bytes, a) - (p + bytes); gap > 0;) {
+      const std::uintptr_t end = alloy::address_of(b.ptr) + bytes;
+      for (std::size_t gap = alloy::align_up(end, a) - end; gap > 0;) {
         const std::size_t pc = class_within(std::min(gap, small_max));
-        const alloy::Block pad = take_from_pool(class_size(pc));
+        const alloy::Block pad = carve(pc, class_size(pc));
         if (!pad) return {};
-        set_class(pad.ptr, pc);
         push(pc, pad.ptr);
         gap -= class_size(pc);
       }

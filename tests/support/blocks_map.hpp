@@ -223,9 +223,56 @@ inline std::set<std::string> other_tests() {
   return out;
 }
 
+/// The stem a test of header h is named after: alloy/x.hpp -> "x", alloy/adapters/x.hpp -> "adapters_x".
+inline std::string header_stem(const std::string& h) {
+  std::string s = h.substr(0, h.size() - 4);                 // without ".hpp"
+  if (s.rfind("alloy/", 0) == 0) s = s.substr(6);
+  for (auto& ch : s)
+    if (ch == '/') ch = '_';
+  return s;
+}
+/// Whether `name` (a file name without extension) is `stem` or `stem` followed by '_' and a variant.
+inline bool named_after(const std::string& name, const std::string& stem) {
+  return name == stem || (name.size() > stem.size() && name.rfind(stem, 0) == 0 && name[stem.size()] == '_');
+}
+/// Tests named after no header on purpose (the page says why): the thread-safety suite every Shared block runs, and
+/// the CUDA parents driven through the adapters.
+inline const std::set<std::string> cross_cutting_tests = {"thread_safety", "adapters_cuda_parents"};
+/// Fuzz targets named after no public header: a stack of several blocks, and the showcase of examples/.
+inline const std::set<std::string> cross_cutting_fuzzers = {"composed_stack", "general_purpose"};
+
+/// The naming rule: a test file in a row is named after the row's header (`region_shared.cpp` for SharedRegion in
+/// alloy/region.hpp), after the detail header whose unit it tests (`bitmap_summary.cpp`), or is cross-cutting; a
+/// fuzz target in tests/fuzz/ is named after a public header (or is cross-cutting).
+inline void check_names(const std::vector<Row>& rows, const std::set<std::string>& headers,
+                        std::vector<std::string>& errors) {
+  const auto stem_of = [](const std::string& file) { return file.substr(0, file.rfind('.')); };
+  for (const auto& r : rows) {
+    const std::string h = strip_ticks(r.header);
+    for (const auto& t : split_list(r.tests)) {
+      if (t == "-") continue;
+      const std::string name = stem_of(t);
+      if (named_after(name, header_stem(h)) || cross_cutting_tests.count(name) ||
+          std::filesystem::exists(source_dir / "building_blocks" / "alloy" / "detail" / (name + ".hpp")) ||
+          std::filesystem::exists(source_dir / "include" / "alloy" / "detail" / (name + ".hpp")))
+        continue;
+      errors.push_back("docs/blocks.md:" + std::to_string(r.line) + ": test file " + t + " is not named after " + h +
+                       " (" + header_stem(h) + "[_variant].cpp), nor after a detail header");
+    }
+  }
+  for (const auto& e : std::filesystem::directory_iterator(source_dir / "tests" / "fuzz")) {
+    if (!e.is_regular_file() || e.path().extension() != ".cpp") continue;
+    const std::string name = e.path().stem().string();
+    bool ok = cross_cutting_fuzzers.count(name) != 0;
+    for (const auto& h : headers) ok = ok || named_after(name, header_stem(h));
+    if (!ok) errors.push_back("tests/fuzz/" + name + ".cpp is named after no public header (<header>[_variant].cpp)");
+  }
+}
+
 /// Structure: headers, test files and pages named exist; every public header and test file is named.
 inline void check_structure(const std::vector<Row>& rows, std::vector<std::string>& errors) {
   const auto headers = public_headers();
+  check_names(rows, headers, errors);
   std::set<std::string> named_headers, named_tests;
   for (const auto& r : rows) {
     const std::string at = "docs/blocks.md:" + std::to_string(r.line) + ": ";

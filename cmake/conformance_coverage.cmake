@@ -2,6 +2,8 @@
 # declares an allocator must have a test file that includes it and runs the conformance kit (`check_allocator`,
 # tests/support/conformance.hpp) on it. A header that declares no allocator is listed below with the reason; a new
 # header is held to the rule until it is listed or tested, so a block cannot land without the kit.
+# And every Shared block (a class or alias template named Shared... in a public header) must run the thread-safety
+# suite (`check_thread_safe`, tests/support/thread_safety.hpp): see the second half.
 set(not_allocators
   "alloy=the umbrella header"
   "block=the vocabulary: Block, Multiblock, GrowDownwards, MemorySpace"
@@ -13,7 +15,6 @@ set(not_allocators
   "stream_view=a CUDA stream handle"
   "ternary=Ternary"
   "device_buffer=a container over a stack, not an allocator"
-  "stream_ordered=allocate(stream, n): the stream-ordered API, checked by tests/stream_ordered.cpp against its own model"
   "per_device=one stack per device, each checked by its own block's tests"
   "adapters/callback_table=a C function table over a stack"
   "adapters/cuda_mr_resource=a cuda::mr resource over a stack"
@@ -81,3 +82,92 @@ if(missing)
                       "cmake/conformance_coverage.cmake with the reason it declares no allocator):\n  ${missing}")
 endif()
 message(STATUS "conformance_coverage: ${checked} allocator headers, each under check_allocator in a test")
+
+# Every Shared block runs check_thread_safe. A test file that calls it names its blocks in make lambdas,
+# `[] { return T(...); }`, passed to check_thread_safe or to a function of the same file that calls it
+# (thread_safety.cpp's both_counts and stress); T is the Shared template itself (`alloy::SharedRegion<...>`) or an
+# alias of one in that file (`using SR = alloy::SharedRegion<Mallocator>;`). A Shared block that cannot run the suite
+# would be listed here with the reason; none is.
+set(not_thread_checked "")
+set(shared_names "")
+foreach(h IN LISTS headers)
+  if(h MATCHES "/detail/")
+    continue()
+  endif()
+  file(READ ${SOURCE_DIR}/${h} text)
+  string(REGEX MATCHALL "(class|struct|using)[ \n]+Shared[A-Z][A-Za-z0-9]*" decls "${text}")
+  foreach(d IN LISTS decls)
+    string(REGEX REPLACE ".*[ \n]" "" d "${d}")
+    list(APPEND shared_names ${d})
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES shared_names)
+
+set(thread_checked "")
+foreach(t IN LISTS tests)
+  file(READ ${t} text)
+  if(NOT text MATCHES "check_thread_safe\\(")
+    continue()
+  endif()
+  # Aliases of Shared templates: name -> template.
+  string(REGEX MATCHALL "using[ ]+[A-Za-z_][A-Za-z0-9_]*[ ]*=[ ]*(alloy::)?Shared[A-Z][A-Za-z0-9]*" aliases "${text}")
+  # Make lambdas and the function they are passed to.
+  string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*\\([ \n]*\\[[^]]*\\][ \n]*{[ \n]*return[ \n]+[A-Za-z_:][A-Za-z0-9_:]*" calls
+         "${text}")
+  foreach(c IN LISTS calls)
+    string(REGEX REPLACE "^([A-Za-z0-9_]+)\\(.*" "\\1" callee "${c}")
+    string(REGEX REPLACE ".*return[ \n]+" "" made "${c}")
+    string(REGEX REPLACE "^alloy::" "" made "${made}")
+    if(NOT callee STREQUAL "check_thread_safe")
+      # A function of this file whose body calls check_thread_safe.
+      string(REGEX MATCH "void ${callee}\\([^{]*{([^}]|}[^\n])*check_thread_safe\\(" helper "${text}")
+      if(NOT helper)
+        continue()
+      endif()
+    endif()
+    if(NOT made MATCHES "^Shared")
+      foreach(a IN LISTS aliases)
+        string(REGEX REPLACE "^using[ ]+([A-Za-z0-9_]+).*" "\\1" a_name "${a}")
+        if(a_name STREQUAL made)
+          string(REGEX REPLACE ".*(Shared[A-Za-z0-9]*)$" "\\1" made "${a}")
+        endif()
+      endforeach()
+    endif()
+    if(made MATCHES "^Shared")
+      list(APPEND thread_checked ${made})
+    endif()
+  endforeach()
+endforeach()
+
+set(missing "")
+foreach(s IN LISTS shared_names)
+  list(FIND thread_checked ${s} at)
+  set(found OFF)
+  if(NOT at EQUAL -1)
+    set(found ON)
+  endif()
+  foreach(e IN LISTS not_thread_checked)
+    string(REGEX REPLACE "=.*" "" e_name "${e}")
+    if(e_name STREQUAL s)
+      set(found ON)
+    endif()
+  endforeach()
+  if(NOT found)
+    list(APPEND missing ${s})
+  endif()
+endforeach()
+foreach(e IN LISTS not_thread_checked)
+  string(REGEX REPLACE "=.*" "" e_name "${e}")
+  list(FIND shared_names ${e_name} at)
+  if(at EQUAL -1)
+    list(APPEND missing "(listed as not thread-checked, but declared nowhere) ${e_name}")
+  endif()
+endforeach()
+if(missing)
+  string(REPLACE ";" "\n  " missing "${missing}")
+  message(FATAL_ERROR "conformance_coverage: these Shared blocks run the thread-safety suite nowhere (a test must call "
+                      "check_thread_safe with a make lambda `[] { return T(...); }`, T the block or an alias of it; "
+                      "or list the block in cmake/conformance_coverage.cmake with the reason it cannot):\n  ${missing}")
+endif()
+list(LENGTH shared_names n_shared)
+message(STATUS "conformance_coverage: ${n_shared} Shared blocks, each under check_thread_safe in a test")

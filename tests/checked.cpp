@@ -10,11 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <doctest/doctest.h>
 
+#include "support/child_process.hpp"
 #include "support/conformance.hpp"
 #include "support/rng.hpp"
 #include "support/test_length.hpp"
@@ -240,30 +238,15 @@ TEST_CASE("Checked: deallocate_all checks every block first") {
 }
 
 TEST_CASE("Checked: the default policy prints the message to stderr and aborts") {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    std::signal(SIGABRT, SIG_DFL);  // doctest's handler would report a crash
+  const alloy::test::ChildOutcome out = alloy::test::run_in_child([] {
     Checked<Mallocator> a;
     Block b = a.allocate(8);
     (void)a.deallocate(b);
-    (void)a.deallocate(b);
-    _exit(0);  // not reached
-  }
-  close(fds[1]);
-  std::string err;
-  char buf[256];
-  for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<std::size_t>(k));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status));
-  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGABRT);
-  INFO(err);
-  CHECK(err.find("alloy::Checked: double free: deallocate of block 0x") != std::string::npos);
+    (void)a.deallocate(b);  // aborts here; the child's _exit(0) is not reached
+  });
+  CHECK(out.signal == SIGABRT);
+  INFO(out.stderr_text);
+  CHECK(out.stderr_text.find("alloy::Checked: double free: deallocate of block 0x") != std::string::npos);
 }
 
 // Random operations against a model (address -> size, fill byte), with violations injected now and then: each one

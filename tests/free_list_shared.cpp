@@ -1,12 +1,9 @@
-// ctest-labels: tsan
 #include <alloy/free_list.hpp>
 
 #include <alloy/mallocator.hpp>
 #include <alloy/region.hpp>
 
-#include <atomic>
 #include <span>
-#include <thread>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -14,9 +11,7 @@
 #include "support/conformance.hpp"
 #include "support/differential.hpp"
 #include "support/free_list_model.hpp"
-#include "support/rng.hpp"
 #include "support/test_allocators.hpp"
-#include "support/threads.hpp"
 
 using alloy::Block;
 using alloy::choose_at_runtime;
@@ -86,72 +81,8 @@ TEST_CASE("SharedFreeList: randomized, one thread, against FreeList's model (10^
   CHECK(st.deallocate_alls > 100);
 }
 
-// 8 threads, each with its own slots: allocate (eligible or not), tag the block's first and last byte with its
-// address, check the tag on the next visit, free. A block handed to two threads at once (what ABA would do) or a
-// list corrupted by a lost update shows as a wrong tag, a block on the list twice, or a crash.
-template <class L>
-void stress(L& fl, int steps) {
-  constexpr int threads = 8;
-  std::atomic<int> errors{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      alloy::test::Rng rng{static_cast<std::uint64_t>(t) + 1};
-      std::vector<Block> live(8);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      for (int i = 0; i < steps; ++i) {
-        Block& b = live[rng.below(live.size())];
-        if (b) {
-          const unsigned char tag = alloy::test::block_tag(b);
-          auto* p = static_cast<unsigned char*>(b.ptr);
-          if (p[0] != tag || p[b.size - 1] != tag) errors.fetch_add(1);
-          if (!fl.deallocate(b)) errors.fetch_add(1);
-          b = {};
-        } else {
-          const std::size_t n = rng.below(8) == 0 ? 200 + rng.below(100) : 16 + rng.below(49);
-          b = fl.allocate(n);
-          if (!b || b.size != n) {
-            errors.fetch_add(1);
-            b = {};
-            continue;
-          }
-          std::memset(b.ptr, alloy::test::block_tag(b), b.size);
-        }
-      }
-      for (Block b : live)
-        if (!fl.deallocate(b)) errors.fetch_add(1);
-    });
-  go.store(true, std::memory_order_release);
-  for (auto& th : pool) th.join();
-  CHECK(errors.load() == 0);
-}
-
-TEST_CASE("SharedFreeList: 8 threads, lock-free list") {
-  SharedFreeList<Mallocator, 16, 64> fl;
-  stress(fl, 100'000);
-  // Everything is back on the list: exactly as many blocks as were ever live at once, none twice.
-  std::vector<Block> all;
-  for (;;) {
-    Block b = fl.allocate(64);
-    bool seen = false;
-    for (Block x : all) seen |= x.ptr == b.ptr;
-    if (seen) {  // a fresh block from malloc cannot repeat an address we hold: the list gave one twice
-      FAIL("a block came off the list twice");
-      break;
-    }
-    all.push_back(b);
-    if (all.size() > 8 * 8 + 1) break;
-  }
-  for (Block b : all) CHECK(fl.deallocate(b));
-}
-
-TEST_CASE("SharedFreeList: 8 threads with a cap, blocks going back to the parent") {
-  SharedFreeList<Mallocator, 16, 64, 16> fl;
-  stress(fl, 100'000);
-  SharedFreeList<Mallocator, choose_at_runtime, choose_at_runtime, choose_at_runtime> rt(16, 64, 4);
-  stress(rt, 50'000);
-}
+// The threaded cases are the suite every Shared block runs (tests/thread_safety.cpp: unbounded, capped at compile
+// time and at run time, with eligible and ineligible sizes, and a reuse round that finds a node on the list twice).
 
 TEST_CASE("SharedFreeList: the tagged head refuses a stale compare-and-swap (ABA)") {
   // The interleaving that breaks an untagged Treiber stack, replayed on the head: a pop reads head A (next B) and

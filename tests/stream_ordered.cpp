@@ -2,7 +2,9 @@
 // CUDA runtime, whose stream-order checker reports memory that one stream freed and another received without an
 // event or a synchronization between them: same-stream reuse makes no CUDA call, a crossing costs one event record
 // and one wait, the merge path synchronizes, a released stream's blocks stay usable after it is destroyed, and a
-// randomized run over 4 streams and 4 host threads finds no violation where the bare stack has many.
+// randomized run over 4 streams and 4 host threads finds no violation where the bare stack has many. Like every block,
+// it passes the conformance kit (check_allocator, on the default stream), and SharedStreamOrdered the suite every
+// Shared block runs (check_thread_safe, support/thread_safety.hpp), here because this file links the stand-in.
 // Built over the real runtime too (label gpu: it needs a device); the checker's parts need the stand-in.
 // needs: cuda device
 // ctest-labels: tsan heavy
@@ -21,7 +23,9 @@
 
 #include <doctest/doctest.h>
 
+#include "support/conformance.hpp"
 #include "support/cuda_stream.hpp"
+#include "support/thread_safety.hpp"
 
 using alloy::test::Stream;
 
@@ -127,6 +131,52 @@ std::size_t random_run(Checked<A> c, const std::vector<cudaStream_t>& streams, s
 #endif
 
 }  // namespace
+
+TEST_CASE("StreamOrdered: conformance, on the default stream, over host and device parents") {
+  alloy::test::check_allocator([] { return alloy::StreamOrdered<alloy::Mallocator>(); });
+  alloy::test::check_allocator([] { return Pool(std::size_t{1} << 20); });  // device memory, reached through copy
+  alloy::test::check_allocator([] { return alloy::SharedStreamOrdered<SlabList>(); });
+}
+
+namespace {
+// A stream-ordered pool as a plain allocator whose calls each go to the calling thread's own stream
+// (cudaStreamPerThread): the threads' lists cross behind events.
+template <class P>
+struct PerThreadStream {
+  static constexpr std::size_t alignment = P::alignment;
+  P pool;
+  Block allocate(std::size_t n) noexcept { return pool.allocate(cudaStreamPerThread, n); }
+  bool deallocate(Block b) noexcept { return pool.deallocate(cudaStreamPerThread, b); }
+  alloy::Ternary empty() const noexcept { return pool.empty(); }
+};
+using HostSlab = alloy::BitmappedBlock<256, 256, alloy::Mallocator>;
+}  // namespace
+
+TEST_CASE("thread safety: SharedStreamOrdered, on the shared default stream and on a stream per thread") {
+#if defined(__SANITIZE_THREAD__)
+  constexpr std::size_t total = 12'000;
+#else
+  constexpr std::size_t total = 48'000;
+#endif
+  for (unsigned threads : {8u, 16u}) {
+    const alloy::test::ThreadSafeOptions o{.threads = threads, .steps = total / threads, .max_size = 1024};
+    alloy::test::check_thread_safe([] { return alloy::SharedStreamOrdered<alloy::Mallocator>(); }, o);
+    // 64 KiB for up to 256 live blocks of up to 1 KiB: the lists run dry, take from other threads' streams behind
+    // their events, and go back to the slab after a synchronization.
+    using Slabbed = alloy::SharedStreamOrdered<HostSlab>;
+#ifdef ALLOY_CUDA_STANDIN
+    const auto waits = sd::call_count("cudaStreamWaitEvent"), syncs = sd::call_count("cudaEventSynchronize");
+#endif
+    alloy::test::check_thread_safe([] { return PerThreadStream<Slabbed>{Slabbed(1 << 16)}; }, o);
+#ifdef ALLOY_CUDA_STANDIN
+    MESSAGE((sd::call_count("cudaStreamWaitEvent") - waits) << " waits, "
+                                                         << (sd::call_count("cudaEventSynchronize") - syncs) << " syncs");
+    CHECK(sd::call_count("cudaStreamWaitEvent") > waits);
+    CHECK(sd::call_count("cudaEventSynchronize") > syncs);
+    expect_no_violation();
+#endif
+  }
+}
 
 TEST_CASE("StreamOrdered: a block freed on a stream is reused on that stream at once") {
   Stream a;

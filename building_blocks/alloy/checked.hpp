@@ -371,12 +371,8 @@ class Checked {
       return r;
     }
     if (n == b.size && is_aligned(b.ptr, a)) return true;
-    const Block r = allocate_at(n, a, at);
-    if (!r) return false;
-    std::memcpy(r.ptr, b.ptr, n < b.size ? n : b.size);
-    deallocate(b, at);
-    b = r;
-    return true;
+    return detail::move_block(b, allocate_at(n, a, at), *this,
+                              [this, at](Block x) noexcept { return deallocate(x, at); });
   }
 
   // The live entry of b; otherwise reports a double free or a foreign block and returns null.

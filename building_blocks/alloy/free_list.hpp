@@ -253,12 +253,7 @@ class FreeList {
       return true;
     }
     if (!from && !to) return parent_.reallocate(b, n);
-    const Block nb = allocate(n);
-    if (!nb) return false;
-    std::memcpy(nb.ptr, b.ptr, n < b.size ? n : b.size);
-    deallocate(b);
-    b = nb;
-    return true;
+    return detail::move_block(*this, b, allocate(n));
   }
 
   Ternary owns(Block b) noexcept

@@ -169,9 +169,11 @@ class StreamOrdered {
   bool deallocate(Block b) noexcept { return deallocate(stream_view{}, b); }
 
   // Every call that reaches A takes the lock, so SharedStreamOrdered's A needs no thread safety of its own.
+  // Where the size class overflows (no request of n can succeed), the plain rounding to the alignment, as every
+  // good_alloc_size answers (docs/primitives.md).
   [[nodiscard]] std::size_t good_alloc_size(std::size_t n) noexcept {
     std::lock_guard<Lock> g(lock_);
-    return size_class(n);
+    return hint_at_least(size_class(n), n, alignment);
   }
   Ternary owns(Block b) noexcept
     requires has_owns<A>

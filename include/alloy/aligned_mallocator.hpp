@@ -3,7 +3,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 #include <alloy/common.hpp>
 #include <alloy/mallocator.hpp>
@@ -47,18 +46,10 @@ struct AlignedMallocator {
   bool reallocate(Block& b, std::size_t n) const noexcept { return Mallocator::instance.reallocate(b, n); }
   bool aligned_reallocate(Block& b, std::size_t n, std::size_t a) const noexcept {
     if (!is_power_of_two(a)) return false;
-    if (n == 0) {
-      std::free(b.ptr);
-      b = {};
-      return true;
-    }
-    if (b && b.size == n && is_aligned(b.ptr, a)) return true;
-    Block nb = aligned_allocate(n, a);
-    if (!nb) return false;
-    if (b) std::memcpy(nb.ptr, b.ptr, b.size < n ? b.size : n);
-    std::free(b.ptr);
-    b = nb;
-    return true;
+    auto aligned_alloc = [this, a](std::size_t m) noexcept { return aligned_allocate(m, a); };
+    if (bool r; detail::reallocate_ends(*this, b, n, r, aligned_alloc)) return r;
+    if (b.size == n && is_aligned(b.ptr, a)) return true;
+    return detail::move_block(*this, b, aligned_alloc(n));
   }
 };
 inline const AlignedMallocator AlignedMallocator::instance{};

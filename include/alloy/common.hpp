@@ -189,19 +189,28 @@ template <allocator A>
 bool reallocate_ends(A& a, Block& b, std::size_t n, bool& result) noexcept {
   return reallocate_ends(a, b, n, result, [&a](std::size_t m) noexcept { return a.allocate(m); });
 }
-/// The tail every moving reallocate shares: the first min(b.size, nb.size) bytes of `b` copied into `nb` through
-/// `via`'s copy (`alloy::copy`: device memory is copied by its allocator), then `b` given back through `give_back`
-/// and replaced by `nb`. An empty `nb` fails; a failed copy gives `nb` back and fails. On failure `b` is unchanged.
-template <class Via, class GiveBack>
-bool move_block(Block& b, Block nb, Via& via, GiveBack&& give_back) noexcept {
+/// The tail every moving reallocate shares (the one implementation of it): the first min(b.size, nb.size) bytes of
+/// `b` copied into `nb` by `copy(dst, src, n)`, then `b` given back through `give_back_old` and replaced by `nb`. An
+/// empty `nb` fails; a failed copy gives `nb` back through `give_back_new` and fails. On failure `b` is unchanged.
+template <class Copy, class GiveBackNew, class GiveBackOld>
+bool move_block_by(Block& b, Block nb, Copy&& copy, GiveBackNew&& give_back_new,
+                   GiveBackOld&& give_back_old) noexcept {
   if (!nb) return false;
-  if (!alloy::copy(via, nb.ptr, b.ptr, b.size < nb.size ? b.size : nb.size)) {
-    (void)give_back(nb);
+  if (!copy(nb.ptr, b.ptr, b.size < nb.size ? b.size : nb.size)) {
+    (void)give_back_new(nb);
     return false;
   }
-  (void)give_back(b);
+  (void)give_back_old(b);
   b = nb;
   return true;
+}
+/// move_block_by within one allocator: the bytes copied through `via`'s copy (`alloy::copy`: device memory is copied
+/// by its allocator), both blocks given back through `give_back`.
+template <class Via, class GiveBack>
+bool move_block(Block& b, Block nb, Via& via, GiveBack&& give_back) noexcept {
+  return move_block_by(
+      b, nb, [&via](void* d, const void* s, std::size_t n) noexcept { return alloy::copy(via, d, s, n); }, give_back,
+      give_back);
 }
 template <allocator A>
 bool move_block(A& a, Block& b, Block nb) noexcept {

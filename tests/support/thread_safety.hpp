@@ -1,12 +1,17 @@
 #pragma once
-// check_thread_safe(make, threads, steps): one suite every Shared block runs (tests/thread_safety.cpp), under the
-// tsan preset and, as a long stress, without it. `make()` returns a fresh allocator (a prvalue: Shared blocks do not
+// check_thread_safe(make, options[, after]): one suite every Shared block runs (tests/thread_safety.cpp;
+// SharedStreamOrdered's in tests/stream_ordered.cpp, which links the CPU stand-in for the CUDA runtime), under the
+// tsan preset and, as a long stress, without it; cmake/conformance_coverage.cmake fails when a Shared block has no
+// call. `make()` returns a fresh allocator (a prvalue: Shared blocks do not
 // move). `threads` threads, released together, each take `steps` random steps over 16 slots of its own: allocate
 // (plain, or aligned_allocate when the block has it) of 1..max_size bytes, then on a later visit check the block's
 // bytes and `owns`, and reallocate it, expand it (when the block has them) or deallocate it. Every byte of a block is written with a tag of its thread and slot, so a block
 // handed to two threads at once shows as changed bytes (and, under TSan, as a data race on them). After the join,
 // the blocks still held by all threads must not overlap and must keep their bytes; then they are given back, and
-// an allocator with empty() must be empty.
+// an allocator with empty() must be empty. Then one thread allocates threads x 16 blocks again: none may overlap
+// another (a free list that a lost update left holding a node twice, or a bitmap with a bit cleared twice, hands a
+// block out twice), and they go back the same way. Last, `after(a)` runs the block's own checks on the allocator
+// it ends with (SharedAllocatorList: how many allocators it kept).
 //
 // A block that frees only its most recent block (SharedRegion) refuses most frees: such a refused block stays with
 // its thread (it is still checked, and still must not overlap), and `frees_last_only` says the refusal is expected.
@@ -60,8 +65,8 @@ inline bool all_bytes(Block b, unsigned char tag) noexcept {
 }
 }  // namespace detail
 
-template <class Make>
-void check_thread_safe(Make make, const ThreadSafeOptions& o) {
+template <class Make, class After>
+void check_thread_safe(Make make, const ThreadSafeOptions& o, After after) {
   auto a = make();
   using A = decltype(a);
   static_assert(host_accessible<A>, "check_thread_safe writes into every block: a host stack only");
@@ -172,12 +177,32 @@ void check_thread_safe(Make make, const ThreadSafeOptions& o) {
   CHECK(err.refused.load() == 0);
   CHECK(overlaps == 0);
   CHECK(changed == 0);
-  if (o.frees_last_only) {
-    if constexpr (has_deallocate_all<A>) CHECK(a.deallocate_all());
-  } else {
-    for (const Held& h : all) CHECK(a.deallocate(h.b));
-    if constexpr (has_empty<A>) CHECK(a.empty() == Ternary::yes);
-  }
+  auto give_back = [&](const auto& blocks, auto block_of) {
+    if (o.frees_last_only) {
+      if constexpr (has_deallocate_all<A>) CHECK(a.deallocate_all());
+    } else {
+      for (const auto& x : blocks) CHECK(a.deallocate(block_of(x)));
+      if constexpr (has_empty<A>) CHECK(a.empty() == Ternary::yes);
+    }
+  };
+  give_back(all, [](const Held& h) { return h.b; });
+
+  std::vector<Block> again;
+  Rng rng{o.seed};
+  for (std::size_t i = 0; i < o.threads * slots; ++i)
+    if (Block b = a.allocate(1 + rng.below(o.max_size))) again.push_back(b);
+  std::sort(again.begin(), again.end(), [](Block x, Block y) { return address_of(x.ptr) < address_of(y.ptr); });
+  std::size_t twice = 0;
+  for (std::size_t i = 0; i + 1 < again.size(); ++i)
+    if (again[i].end_address() > address_of(again[i + 1].ptr)) ++twice;
+  CHECK(!again.empty());
+  CHECK(twice == 0);
+  give_back(again, [](Block b) { return b; });
+  after(a);
+}
+template <class Make>
+void check_thread_safe(Make make, const ThreadSafeOptions& o) {
+  check_thread_safe(make, o, [](auto&) {});
 }
 
 }  // namespace alloy::test

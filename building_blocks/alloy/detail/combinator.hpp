@@ -81,18 +81,13 @@ bool copy_within(void* dst, const void* src, std::size_t n, Parts&... parts) noe
 }
 
 /// Moves b into a new block of n bytes from `to` (made by `alloc`), copying through `copy`, and gives b back to
-/// `from` (when it can take blocks back; D's cross-allocator move). False, b unchanged, when `to` refuses.
+/// `from` (when it can take blocks back; D's cross-allocator move): common.hpp's move_block_by between two parts.
+/// False, b unchanged, when `to` refuses or the copy fails.
 template <class From, class To, class Alloc, class Copy>
 bool move_block(From& from, To& to, Block& b, std::size_t n, Alloc&& alloc, Copy&& copy) noexcept {
-  const Block nb = alloc(to, n);
-  if (!nb) return false;
-  if (!copy(nb.ptr, b.ptr, n < b.size ? n : b.size)) {
-    alloy::deallocate(to, nb);
-    return false;
-  }
-  alloy::deallocate(from, b);
-  b = nb;
-  return true;
+  return move_block_by(
+      b, alloc(to, n), copy, [&to](Block x) noexcept { return alloy::deallocate(to, x); },
+      [&from](Block x) noexcept { return alloy::deallocate(from, x); });
 }
 
 }  // namespace alloy::detail

@@ -644,7 +644,9 @@ METHOD = """\
   goals from there, so a renamed stack keeps its goals. The ctest `bench_stack_names` (`tools/bench_report.sh
   --check-stacks`) fails when a stack has no label or shares one, when a goal names a stack that does not run in
   its workload (alloy-replay's `--list` for the replay goals), and when a label this page names (the summary, the
-  instruction tables, this text) no longer exists.
+  instruction tables, this text) no longer exists. The report makes the same check on the binaries it is about to
+  run before it measures anything, and the test command (which builds no benchmarks) makes it against the
+  descriptors of the last published results (the ctest `bench_report_labels`).
 """
 
 
@@ -1305,6 +1307,9 @@ def main():
     d_exe = os.path.join(bdir, "phobos", "alloy_bench_phobos")
     if not os.path.exists(exe):
         raise SystemExit("bench_report: %s not built" % exe)
+    # Before minutes of measurement: every label this script names, and every goal's stack, exists in the binaries
+    # (a renamed stack fails here instead of turning its goal into "n/a").
+    check_stacks_main(argparse.Namespace(stacks_json=None, build_dir=args.build_dir))
 
     loads = [load_sample()]
     cpu0 = cpu_sample()

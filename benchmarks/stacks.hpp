@@ -494,7 +494,7 @@ struct GeneralPurposeStack {
   static constexpr const char* label = "alloy GeneralPurpose";
   static constexpr bool anchor = false;
   static auto make(std::size_t) { return alloy_examples::GeneralPurpose<>{}; }
-  /// The showcase's goals (issue 22, docs/cookbook.md): W3 net of the loop against the mallocs, in time and in
+  /// The showcase's goals (docs/cookbook.md section 7): W3 net of the loop against the mallocs, in time and in
   /// instructions; W6's peak held against glibc's (GeneralPurposeW6 in w6_list_steady.cpp, the same name); every
   /// shipped trace against glibc malloc (alloy-replay's rows of the same name, benchmarks/replay/stacks.hpp).
   static constexpr std::array targets = {

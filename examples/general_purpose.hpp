@@ -86,7 +86,7 @@ struct AlignedTo {
 /// to its parent on a miss, so a Bucketizer of them cannot look at another class's list first; and no block records
 /// a block's capacity apart from its size (a Block carries the requested size). The pool is composed: AllocatorList
 /// of Region<AlignedTo<Parent, RegionBytes>>, each region's first RegionBytes / 16 bytes its map.
-/// Why this order and these classes (docs/cookbook.md, section 7): a miss costs about 60 cycles on W3 (two
+/// Why this order and these classes (docs/design_notes.md, "GeneralPurpose"): a miss costs about 60 cycles on W3 (two
 /// mispredicted branches and the call), so the design keeps misses rare (2% of W3's requests) while the memory held
 /// stays at the peak of the total; 32-byte steps above 128 bytes halve the classes there, so each list holds more
 /// blocks and runs empty less often, at 8 bytes more rounding on average.
@@ -230,7 +230,7 @@ class BorrowingClasses {
   static void set_class(void* p, std::size_t c) noexcept { *map_entry(p) = static_cast<unsigned char>(c); }
   void push(std::size_t c, void* p) noexcept { heads_[c] = ::new (p) Node{heads_[c]}; }
 
-  // Class c's list is empty (docs/cookbook.md, section 7, has the measurements behind this order).
+  // Class c's list is empty (docs/design_notes.md, "GeneralPurpose", has the measurements behind this order).
   [[gnu::noinline]] alloy::Block refill(std::size_t c, std::size_t n) noexcept {
     const std::size_t lim = borrow_limit(c);
     if (Node* h = pop_from(c + 1, lim)) return {h, n};  // a free block up to 1.2x

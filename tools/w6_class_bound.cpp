@@ -1,4 +1,4 @@
-// The lower bound behind docs/cookbook.md section 7: on W6's sequence (W3's 2048 slots, 10^7 steps of
+// The lower bound behind docs/design_notes.md ("GeneralPurpose"): on W6's sequence (W3's 2048 slots, 10^7 steps of
 // allocate 1 + next() % 512 bytes / deallocate, benchmarks/w3_loop.hpp and w6_list_steady.cpp), an allocator that
 // keeps every freed block in its size class for ever holds at least the sum over the classes of (the class's peak
 // count of live blocks) x (class size). This program replays the sequence (same generator and seed as

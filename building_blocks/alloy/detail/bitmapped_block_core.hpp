@@ -380,7 +380,9 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   }
 
   // ----------------------------------------------------------------------------------------------------------
-  // Index-level paths, defined in detail/bitmapped_block_core_paths.hpp (each with its comment there).
+  // Index-level paths, defined in detail/bitmapped_block_core_paths.hpp (each with its comment there). Those marked
+  // multi or summarized are called in that mode only (a trailing requires-clause on an out-of-class definition is
+  // not found by clang 14's lookup).
 
   // The indexes' upkeep.
   void flush_hint() noexcept;
@@ -389,27 +391,27 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   void advance_start() noexcept;
   void lower_start(std::size_t wi) noexcept;
   void after_claim(std::size_t i, std::size_t k) noexcept;
-  void set_fresh(std::size_t v) noexcept requires fresh_masked;
-  void raise_fresh(std::size_t v) noexcept requires multi;
+  void set_fresh(std::size_t v) noexcept;    // multi
+  void raise_fresh(std::size_t v) noexcept;  // multi
   void refresh_hint_byte() noexcept;
   void refresh_hint_byte(std::uint64_t w) noexcept;
   void reset_snap() noexcept;
-  void raise_one_word(std::size_t wf, unsigned p) noexcept requires summarized;
-  void raise_summary_range(std::size_t i, std::size_t k) noexcept requires summarized;
+  void raise_one_word(std::size_t wf, unsigned p) noexcept;          // summarized
+  void raise_summary_range(std::size_t i, std::size_t k) noexcept;  // summarized
   // Taking blocks.
   [[gnu::noinline]] std::size_t alloc1_synced() noexcept;
   std::size_t alloc1() noexcept;
   Block alloc1_aligned(std::size_t n, std::size_t a) noexcept;
-  [[gnu::noinline]] std::size_t alloc_blocks_guarded(std::size_t k) noexcept requires multi;
-  std::size_t alloc_blocks(std::size_t k) noexcept requires multi;
+  [[gnu::noinline]] std::size_t alloc_blocks_guarded(std::size_t k) noexcept;  // multi
+  std::size_t alloc_blocks(std::size_t k) noexcept;                            // multi
   std::size_t alloc_small(unsigned k) noexcept;
-  [[gnu::noinline]] std::size_t alloc_small_from(std::size_t i, unsigned k) noexcept requires summarized;
-  [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept requires summarized;
+  [[gnu::noinline]] std::size_t alloc_small_from(std::size_t i, unsigned k) noexcept;  // summarized
+  [[gnu::always_inline]] std::size_t probe_small(std::size_t i, unsigned k) noexcept;  // summarized
   // Freeing blocks.
-  [[gnu::noinline]] bool release_checked(std::size_t i, std::size_t k) noexcept requires multi;
-  void release1(std::size_t i) noexcept requires(!summarized);
-  [[gnu::noinline]] void release_small(std::size_t i, unsigned k) noexcept requires summarized;
-  [[gnu::noinline]] void release_in_word_synced(std::size_t wf, unsigned p, unsigned k) noexcept requires summarized;
+  [[gnu::noinline]] bool release_checked(std::size_t i, std::size_t k) noexcept;                  // multi
+  void release1(std::size_t i) noexcept;                                                          // not summarized
+  [[gnu::noinline]] void release_small(std::size_t i, unsigned k) noexcept;                       // summarized
+  [[gnu::noinline]] void release_in_word_synced(std::size_t wf, unsigned p, unsigned k) noexcept;  // summarized
   [[gnu::noinline]] void release_range(std::size_t i, std::size_t k) noexcept;
 };
 

@@ -1,16 +1,18 @@
 #pragma once
 /// \file alloy/detail/bitmapped_block_core_paths.hpp
 /// The index-level paths of the single-threaded engine (BitmappedBlockCore, detail/bitmapped_block_core.hpp, whose
-/// header states the invariants they keep and includes this one after the class): the upkeep of the search hint, the
-/// fresh cursor and the summary index; taking blocks (the first free block, the exact first fit of a run of k through
-/// the summary or word by word); freeing blocks [i, i + k) with the summary's bounds raised. Out of the class so that
-/// the engine stays one class (every member reached through the same object, as the hot paths were tuned for) in two
-/// headers of readable length. Internal: use <alloy/bitmapped_block.hpp>.
+/// header states the invariants they keep and includes this one after the class): its life (init_bits, release,
+/// take); the upkeep of the search hint, the fresh cursor and the summary index; taking blocks (the first free block,
+/// the exact first fit of a run of k through the summary or word by word); freeing blocks [i, i + k) with the
+/// summary's bounds raised. Defined out of the class so that the engine stays one class in two headers of readable
+/// length: as a base class of the primitives, the same code cost W2 one instruction per free (docs/design_notes.md).
+/// Internal: use <alloy/bitmapped_block.hpp>.
 ///
-/// Each path but the queries runs inside a HintSync (the bitmap current, the hint word included), except alloc_small,
-/// which syncs only the probe that needs it, and the frees deallocate makes outside the hint word; each leaves the
-/// invariants true. The attributes on the declarations (noinline, always_inline) are measured choices: each comment
-/// says what inlining the other way cost W3 (instructions per step, docs/design_notes.md).
+/// Every path here runs inside a HintSync (the bitmap current, the hint word included), except alloc_small, which
+/// syncs only the probe that needs it, and the upkeep that deallocate's fast paths call outside one (lower_start under
+/// its own HintSync, raise_one_word past the hint word); each leaves the invariants true. The attributes on the
+/// declarations (noinline, always_inline) are measured choices, each comment says what the other way cost W3
+/// (instructions per step); the definitions that are not noinline are declared inline, as in-class ones are.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -121,7 +123,7 @@ inline void BitmappedBlockCore<S, A, P, M, K, N>::after_claim(std::size_t i, std
 }
 
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline void BitmappedBlockCore<S, A, P, M, K, N>::set_fresh(std::size_t v) noexcept requires fresh_masked {
+inline void BitmappedBlockCore<S, A, P, M, K, N>::set_fresh(std::size_t v) noexcept {
   fresh_ = v;
   // Outside a HintSync only alloc_small's probe of a later word raises the cursor, and the summary sends a search
   // to the hint word first while it has never-used blocks (their run goes on into the next word, all free), so
@@ -132,7 +134,7 @@ inline void BitmappedBlockCore<S, A, P, M, K, N>::set_fresh(std::size_t v) noexc
 }
 
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_fresh(std::size_t v) noexcept requires multi {
+inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_fresh(std::size_t v) noexcept {
   if (v > fresh_) set_fresh(v);
 }
 
@@ -159,16 +161,12 @@ inline void BitmappedBlockCore<S, A, P, M, K, N>::reset_snap() noexcept {
 // summary's own five (bitmap, words, hint) are loaded inside. Called directly, they cost W3 5 instructions per step
 // (the arguments set up at every call, in deallocate's inlined fast path too).
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_one_word(std::size_t wf, unsigned p) noexcept
-  requires summarized
-{
+inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_one_word(std::size_t wf, unsigned p) noexcept {
   summary_.raise_one_word(bits_, words_, wf, p, hint_.start_);
 }
 
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_summary_range(std::size_t i, std::size_t k) noexcept
-  requires summarized
-{
+inline void BitmappedBlockCore<S, A, P, M, K, N>::raise_summary_range(std::size_t i, std::size_t k) noexcept {
   summary_.raise_range(bits_, words_, i, k, hint_.start_);
 }
 
@@ -227,14 +225,14 @@ inline Block BitmappedBlockCore<S, A, P, M, K, N>::alloc1_aligned(std::size_t n,
 
 // Out of line, so that allocate stays small enough for GCC to inline it into a caller's loop (W3).
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_blocks_guarded(std::size_t k) noexcept requires multi {
+std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_blocks_guarded(std::size_t k) noexcept {
   HintSync sync(this);
   return alloc_blocks(k);
 }
 
 // Any k >= 1: the first run of k free blocks from the hint on (exact first fit), taken; npos when none fits.
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_blocks(std::size_t k) noexcept requires multi {
+inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_blocks(std::size_t k) noexcept {
   refresh_hint_byte();
   const std::size_t i = bitmap::find_run<false>(bits_, words_, hint_.start_, k, summary_, hint_.start_);
   if (i == npos) return npos;
@@ -275,9 +273,7 @@ inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_small(unsigned k)
 }
 
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_small_from(std::size_t i, unsigned k) noexcept
-  requires summarized
-{
+std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_small_from(std::size_t i, unsigned k) noexcept {
   for (;;) {
     i = next_fit_word(i, k);
     if (i >= words_) return npos;
@@ -291,9 +287,7 @@ std::size_t BitmappedBlockCore<S, A, P, M, K, N>::alloc_small_from(std::size_t i
 // returns its first block, or lowers the word's byte and returns npos (bitmap::take_small); then the hint and the
 // fresh cursor follow.
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::probe_small(std::size_t i, unsigned k) noexcept
-  requires summarized
-{
+inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::probe_small(std::size_t i, unsigned k) noexcept {
   const std::size_t idx = bitmap::take_small(bits_, words_, summary_, hint_.start_, i, k);
   if (idx != npos) {
     if (i == hint_.start_) advance_start();
@@ -309,7 +303,7 @@ inline std::size_t BitmappedBlockCore<S, A, P, M, K, N>::probe_small(std::size_t
 // Out of line: inlined, its calls gave every deallocate a stack frame and four saved registers (W3: 12 instructions
 // per free).
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-bool BitmappedBlockCore<S, A, P, M, K, N>::release_checked(std::size_t i, std::size_t k) noexcept requires multi {
+bool BitmappedBlockCore<S, A, P, M, K, N>::release_checked(std::size_t i, std::size_t k) noexcept {
   if (!check_live(i, k)) return false;
   if constexpr (summarized) {
     if (const unsigned p = static_cast<unsigned>(i % 64); k <= 64 - p) {
@@ -331,7 +325,7 @@ bool BitmappedBlockCore<S, A, P, M, K, N>::release_checked(std::size_t i, std::s
 
 // Block i (no summary), which is allocated.
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-inline void BitmappedBlockCore<S, A, P, M, K, N>::release1(std::size_t i) noexcept requires(!summarized) {
+inline void BitmappedBlockCore<S, A, P, M, K, N>::release1(std::size_t i) noexcept {
   bits_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
   lower_start(i / 64);
 }
@@ -339,7 +333,7 @@ inline void BitmappedBlockCore<S, A, P, M, K, N>::release1(std::size_t i) noexce
 // 2 <= k <= 64 blocks across two words (deallocate frees a run inside one word itself). Out of line, as
 // release_range: inlined into deallocate, it gave every multi-block free a stack frame.
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-void BitmappedBlockCore<S, A, P, M, K, N>::release_small(std::size_t i, unsigned k) noexcept requires summarized {
+void BitmappedBlockCore<S, A, P, M, K, N>::release_small(std::size_t i, unsigned k) noexcept {
   std::uint64_t* const bits = bits_;
   const std::size_t e = i + k - 1, wf = i / 64, wl = e / 64;
   ALLOY_ASSERT(wl == wf + 1, "internal: release_small is for a run across two words");
@@ -354,9 +348,7 @@ void BitmappedBlockCore<S, A, P, M, K, N>::release_small(std::size_t i, unsigned
 // Bits [p, p + k) of word wf (p + k <= 64), then the bytes of the one run that grew, exactly. Out of line: inlined,
 // its HintSync gave every multi-block free a stack frame (W3).
 template <std::size_t S, std::size_t A, class P, Multiblock M, class K, std::size_t N>
-void BitmappedBlockCore<S, A, P, M, K, N>::release_in_word_synced(std::size_t wf, unsigned p, unsigned k) noexcept
-  requires summarized
-{
+void BitmappedBlockCore<S, A, P, M, K, N>::release_in_word_synced(std::size_t wf, unsigned p, unsigned k) noexcept {
   HintSync sync(this);
   clear_in_word(wf, p, k);
   lower_start(wf);

@@ -67,7 +67,7 @@ struct Owner {
   Owner& operator=(const Owner&) = delete;
 
   std::size_t words() const { return bits.size(); }
-  void set_hint(std::size_t h) {  // BitmappedBlockImpl::set_start
+  void set_hint(std::size_t h) {  // BitmappedBlockCore::set_start
     if (h == hint) return;
     hint = h;
     s.snap(bits[hint]);
@@ -94,7 +94,7 @@ struct Owner {
       }
     return npos;
   }
-  std::size_t alloc_small(unsigned k) {  // 2 <= k <= 64: BitmappedBlockImpl::alloc_small and probe_small
+  std::size_t alloc_small(unsigned k) {  // 2 <= k <= 64: BitmappedBlockCore::alloc_small and probe_small
     s.refresh(hint, bits[hint]);
     for (std::size_t i = hint;; ++i) {
       i = s.first_at_least(i, words(), k);

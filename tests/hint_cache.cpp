@@ -43,7 +43,7 @@ struct Owner {
   }
   std::uint64_t* data() { return words ? bits.data() : nullptr; }
   void sync() { c.sync(data(), words, payload.data(), bs, end); }
-  void raise_end(std::size_t v) {  // BitmappedBlockImpl::set_fresh
+  void raise_end(std::size_t v) {  // BitmappedBlockCore::set_fresh
     if (!FreshMasked || v <= end) return;
     if constexpr (FreshMasked) {
       const std::uint64_t old = c.fresh_mask_;

@@ -1,14 +1,19 @@
 #pragma once
 /// \file alloy/bitmapped_block.hpp
 /// BitmappedBlock, SharedBitmappedBlock and BitmappedBlockWithInternalPointers: D's
-/// `std.experimental.allocator.building_blocks.bitmapped_block`, on host and device memory. One implementation
-/// (detail/bitmapped_block_impl.hpp) serves all three. docs/bitmapped_block.md has the layout and the differences
-/// from D.
+/// `std.experimental.allocator.building_blocks.bitmapped_block`, on host and device memory. Each is
+/// detail::BitmappedBlockImpl (detail/bitmapped_block_impl.hpp: construction, moves, reallocate) over the engine of
+/// its mode: detail/bitmapped_block_core.hpp (single-threaded), detail/shared_bitmapped_block.hpp (atomic bitmap),
+/// detail/bitmapped_block_internal_pointers.hpp (the single-threaded engine with start bits). docs/bitmapped_block.md
+/// has the layout and the differences from D.
 #include <cstddef>
 #include <span>
 
 #include <alloy/common.hpp>
+#include <alloy/detail/bitmapped_block_core.hpp>
 #include <alloy/detail/bitmapped_block_impl.hpp>
+#include <alloy/detail/bitmapped_block_internal_pointers.hpp>
+#include <alloy/detail/shared_bitmapped_block.hpp>
 #include <alloy/mallocator.hpp>
 #include <alloy/null_allocator.hpp>
 
@@ -63,8 +68,8 @@ namespace alloy {
 template <std::size_t BlockSize, std::size_t Alignment = platform_alignment, class Parent = NullAllocator,
           Multiblock M = Multiblock::yes, class Bookkeeping = Mallocator>
 class BitmappedBlock
-    : public detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, false, false> {
-  using Base = detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, false, false>;
+    : public detail::BitmappedBlockImpl<detail::BitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping>> {
+  using Base = detail::BitmappedBlockImpl<detail::BitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping>>;
 
  public:
   using Base::Base;
@@ -102,9 +107,10 @@ class BitmappedBlock
 /// ```
 template <std::size_t BlockSize, std::size_t Alignment = platform_alignment, class Parent = NullAllocator,
           Multiblock M = Multiblock::yes, class Bookkeeping = Mallocator>
-class SharedBitmappedBlock
-    : public detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, true, false> {
-  using Base = detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, true, false>;
+class SharedBitmappedBlock : public detail::BitmappedBlockImpl<
+                                 detail::SharedBitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping>> {
+  using Base =
+      detail::BitmappedBlockImpl<detail::SharedBitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping>>;
 
  public:
   using Base::Base;
@@ -134,9 +140,10 @@ class SharedBitmappedBlock
 /// ```
 template <std::size_t BlockSize, std::size_t Alignment = platform_alignment, class Parent = NullAllocator,
           class Bookkeeping = Mallocator>
-class BitmappedBlockWithInternalPointers
-    : public detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, Multiblock::yes, Bookkeeping, false, true> {
-  using Base = detail::BitmappedBlockImpl<BlockSize, Alignment, Parent, Multiblock::yes, Bookkeeping, false, true>;
+class BitmappedBlockWithInternalPointers : public detail::BitmappedBlockImpl<
+                                               detail::BitmappedBlockInternalPointers<BlockSize, Alignment, Parent, Bookkeeping>> {
+  using Base = detail::BitmappedBlockImpl<
+      detail::BitmappedBlockInternalPointers<BlockSize, Alignment, Parent, Bookkeeping>>;
 
  public:
   using Base::Base;

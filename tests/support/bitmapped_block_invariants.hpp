@@ -2,7 +2,9 @@
 // White-box invariants of the BitmappedBlock family, checked by run_differential (support/differential.hpp) after
 // every operation: it finds `check_invariants(a)` by argument-dependent lookup and fails the test with the message
 // it returns. These catch a broken bound the moment it appears; the differential comparison with the model only
-// sees it when a later search happens to rely on it (the stale hint-word byte found in review was such a case).
+// sees it when a later search happens to rely on it (a stale hint-word byte is such a case). One check per engine:
+// check_core for the single-threaded one (detail/bitmapped_block_core.hpp states its invariants; with or without start
+// bits), check_shared for SharedBitmappedBlock's (detail/shared_bitmapped_block.hpp).
 //   * the bitmap: ceil(blocks / 64) words, the padding bits past the last block set;
 //   * the search hint and its cache (detail/hint_cache.hpp states these): every word before the hint is full; the
 //     cached word and base address follow the hint;
@@ -12,7 +14,8 @@
 //   * the summary (single-threaded multiblock; detail/bitmap_summary.hpp states these): every byte bounds the longest
 //     free run that starts in its word (its free tail continued into the next words' heads, capped at 64), the hint
 //     word's byte as its snapshot's refresh would leave it; bytes are at most 64 and the 64 bytes after the last
-//     word's are zero.
+//     word's are zero;
+//   * SharedBitmappedBlock: the lock is free between calls.
 #include <alloy/bitmapped_block.hpp>
 
 #include <bit>
@@ -45,64 +48,38 @@ struct BitmappedBlockInspector {
     return best;
   }
 
-  template <bool Shared, class A>
-  static std::string check(const A& a) {
+  // The single-threaded engine (detail/bitmapped_block_core.hpp states its invariants), with or without start bits.
+  template <class A>
+  static std::string check_core(const A& a) {
     std::ostringstream err;
     const std::size_t words = a.words_, blocks = a.blocks_;
-    if (words != (blocks + 63) / 64) err << "words " << words << " for " << blocks << " blocks; ";
-    if constexpr (A::cached) {
-      if (words == 0 && (a.hint_.word_ != &a.hint_.bits_ || a.hint_.bits_ != bitmap::all_ones))
-        err << "no blocks, but the hint word is not the object's own full word; ";
-    }
-    if (words == 0) return err.str();
-    // The bitmap as the block sees it: single-threaded, the hint word is the cache's between calls (its bitmap word may
-    // be older).
+    if (words == 0 && (a.hint_.word_ != &a.hint_.bits_ || a.hint_.bits_ != bitmap::all_ones))
+      err << "no blocks, but the hint word is not the object's own full word; ";
+    if (words == 0) return check_words(a, err, nullptr);
+    // The bitmap as the block sees it: the hint word is the cache's between calls (its bitmap word may be older).
     std::vector<std::uint64_t> logical(a.bits_, a.bits_ + words);
-    if constexpr (A::cached) {
-      if (a.hint_.start_ < words) logical[a.hint_.start_] = a.hint_.logical();
-    }
+    if (a.hint_.start_ < words) logical[a.hint_.start_] = a.hint_.logical();
     if constexpr (A::fresh_masked) {
       if ((a.hint_.bits_ | a.hint_.fresh_mask_) != bitmap::all_ones)
         err << "the cached hint word does not show the hint word's blocks at or past the fresh cursor as taken; ";
     }
     const std::uint64_t* bits = logical.data();
-    if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";
-    if constexpr (!Shared) {
-      if (a.hint_.start_ >= words) err << "start " << a.hint_.start_ << " >= words " << words << "; ";
-      for (std::size_t w = 0; w < a.hint_.start_ && w < words; ++w)
-        if (bits[w] != bitmap::all_ones) {
-          err << "word " << w << " before the hint (" << a.hint_.start_ << ") is not full; ";
-          break;
-        }
-      if (a.hint_.word_ != a.bits_ + a.hint_.start_) err << "the cached hint word pointer is not bits_ + start; ";
-      if (a.hint_.base_ != a.payload_ + a.hint_.start_ * 64 * a.bs())
-        err << "the cached base does not follow the hint; ";
-    }
-    if constexpr (A::multi) {
-      const std::size_t fresh = a.fresh_;
-      if (fresh > blocks) err << "fresh cursor " << fresh << " past " << blocks << " blocks; ";
-      for (std::size_t w = fresh / 64; fresh < blocks && w < words; ++w) {  // word by word, the padding aside
-        std::uint64_t m = w == words - 1 ? ~a.pad_mask() : bitmap::all_ones;
-        if (w == fresh / 64) m &= bitmap::all_ones << (fresh % 64);
-        if (bits[w] & m) {
-          err << "block " << w * 64 + static_cast<unsigned>(std::countr_zero(bits[w] & m))
-              << " allocated at or past the fresh cursor " << fresh << "; ";
-          break;
-        }
+    check_words(a, err, bits);
+    if (a.hint_.start_ >= words) err << "start " << a.hint_.start_ << " >= words " << words << "; ";
+    for (std::size_t w = 0; w < a.hint_.start_ && w < words; ++w)
+      if (bits[w] != bitmap::all_ones) {
+        err << "word " << w << " before the hint (" << a.hint_.start_ << ") is not full; ";
+        break;
       }
-    }
-    if constexpr (A::cached) {
-      std::size_t end = blocks;
-      if constexpr (A::multi) end = a.fresh_;
-      const std::size_t first = a.hint_.start_ * 64;
-      const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
-      if (a.hint_.span_ != want)
-        err << "the cached span does not cover exactly the hint word's blocks below the cursor; ";
-    }
+    if (a.hint_.word_ != a.bits_ + a.hint_.start_) err << "the cached hint word pointer is not bits_ + start; ";
+    if (a.hint_.base_ != a.payload_ + a.hint_.start_ * 64 * a.bs()) err << "the cached base does not follow the hint; ";
+    std::size_t end = blocks;
+    if constexpr (A::multi) end = a.fresh_;
+    const std::size_t first = a.hint_.start_ * 64;
+    const std::size_t want = (end <= first ? 0 : std::min<std::size_t>(end - first, 64)) * a.bs();
+    if (a.hint_.span_ != want) err << "the cached span does not cover exactly the hint word's blocks below the cursor; ";
     if constexpr (A::fresh_masked) {
-      const std::size_t first = a.hint_.start_ * 64;
-      const std::uint64_t want = fresh_below(a.fresh_, first);
-      if (a.hint_.fresh_mask_ != want)
+      if (a.hint_.fresh_mask_ != fresh_below(a.fresh_, first))
         err << "the cached fresh mask does not mask the hint word's blocks below the cursor; ";
     }
     if constexpr (A::summarized) {
@@ -127,18 +104,52 @@ struct BitmappedBlockInspector {
     return err.str();
   }
 
+  // SharedBitmappedBlock's engine (detail/shared_bitmapped_block.hpp): the bitmap and the fresh cursor.
+  template <class A>
+  static std::string check_shared(const A& a) {
+    std::ostringstream err;
+    if (a.lock_.locked()) err << "the lock is held between calls; ";
+    return check_words(a, err, a.words_ ? a.bits_ : nullptr);
+  }
+
  private:
+  // What every engine keeps (bits: the bitmap as the block sees it; null without blocks): the word count, the padding
+  // bits, and (multiblock) no block allocated at or past the fresh cursor.
+  template <class A>
+  static std::string check_words(const A& a, std::ostringstream& err, const std::uint64_t* bits) {
+    const std::size_t words = a.words_, blocks = a.blocks_;
+    if (words != (blocks + 63) / 64) err << "words " << words << " for " << blocks << " blocks; ";
+    if (words == 0 || bits == nullptr) return err.str();
+    if ((bits[words - 1] & a.pad_mask()) != a.pad_mask()) err << "padding bits clear; ";
+    if constexpr (A::multi) {
+      const std::size_t fresh = a.fresh_;
+      if (fresh > blocks) err << "fresh cursor " << fresh << " past " << blocks << " blocks; ";
+      for (std::size_t w = fresh / 64; fresh < blocks && w < words; ++w) {  // word by word, the padding aside
+        std::uint64_t m = w == words - 1 ? ~a.pad_mask() : bitmap::all_ones;
+        if (w == fresh / 64) m &= bitmap::all_ones << (fresh % 64);
+        if (bits[w] & m) {
+          err << "block " << w * 64 + static_cast<unsigned>(std::countr_zero(bits[w] & m))
+              << " allocated at or past the fresh cursor " << fresh << "; ";
+          break;
+        }
+      }
+    }
+    return err.str();
+  }
   static std::uint64_t fresh_below(std::size_t fresh, std::size_t first) {
     if (fresh <= first) return 0;
     return fresh - first >= 64 ? bitmap::all_ones : bitmap::mask(0, static_cast<unsigned>(fresh - first));
   }
 };
 
-/// Found by run_differential through argument-dependent lookup (the blocks derive from BitmappedBlockImpl).
-template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, bool Shared,
-          bool Starts>
-std::string check_invariants(const BitmappedBlockImpl<BlockSize, Alignment, Parent, M, Bookkeeping, Shared, Starts>& a) {
-  return BitmappedBlockInspector::check<Shared>(a);
+/// Found by run_differential through argument-dependent lookup (the blocks derive from these engines).
+template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping, std::size_t Maps>
+std::string check_invariants(const BitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping, Maps>& a) {
+  return BitmappedBlockInspector::check_core(a);
+}
+template <std::size_t BlockSize, std::size_t Alignment, class Parent, Multiblock M, class Bookkeeping>
+std::string check_invariants(const SharedBitmappedBlockCore<BlockSize, Alignment, Parent, M, Bookkeeping>& a) {
+  return BitmappedBlockInspector::check_shared(a);
 }
 
 }  // namespace alloy::detail

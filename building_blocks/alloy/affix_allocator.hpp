@@ -26,6 +26,12 @@ inline constexpr std::size_t affix_align = 1;
 template <class T>
   requires(!std::is_void_v<T>)
 inline constexpr std::size_t affix_align<T> = alignof(T);
+// A's alignment, read only once A is an allocator (else AffixAllocator's first static_assert has said what A must
+// be, and this 1 keeps the checks that read it from adding errors of their own).
+template <class A>
+inline constexpr std::size_t affix_parent_alignment = 1;
+template <allocator A>
+inline constexpr std::size_t affix_parent_alignment<A> = A::alignment;
 template <class T>
 inline constexpr bool affix_trivially_destructible = std::is_void_v<T> || std::is_trivially_destructible_v<T>;
 template <class T>
@@ -64,16 +70,20 @@ inline constexpr bool affix_trivially_copyable = std::is_void_v<T> || std::is_tr
 /// CHECK(a.deallocate(b));
 /// static_assert(decltype(a)::alignment == 8);   // a word-sized prefix: the payload is 8-aligned
 /// ```
-template <allocator A, class Prefix, class Suffix = void>
+template <class A, class Prefix, class Suffix = void>
 class AffixAllocator {
+  static_assert(allocator<A>,
+                "AffixAllocator: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static constexpr std::size_t P = detail::affix_size<Prefix>;
   static constexpr std::size_t S = detail::affix_size<Suffix>;
   static constexpr std::size_t SA = detail::affix_align<Suffix>;
   static constexpr std::size_t prefix_low_bit = P & (~P + 1);
+  static constexpr std::size_t PA = detail::affix_parent_alignment<A>;
 
  public:
-  static constexpr std::size_t alignment =
-      P == 0 ? A::alignment : (prefix_low_bit < A::alignment ? prefix_low_bit : A::alignment);
+  static constexpr std::size_t alignment = P == 0 ? PA : (prefix_low_bit < PA ? prefix_low_bit : PA);
   static constexpr MemorySpace memory_space = memory_space_of<A>();
   using parent_type = A;
 
@@ -93,10 +103,10 @@ class AffixAllocator {
                                            std::is_nothrow_destructible_v<Suffix>),
                 "AffixAllocator: Suffix must be nothrow default-constructible and destructible (primitives are "
                 "noexcept)");
-  static_assert(A::alignment >= detail::affix_align<Prefix>,
+  static_assert(!allocator<A> || PA >= detail::affix_align<Prefix>,
                 "AffixAllocator: the parent's alignment is smaller than alignof(Prefix); use a parent with a larger "
                 "alignment or a less aligned Prefix");
-  static_assert(alignment % SA == 0,
+  static_assert(!allocator<A> || alignment % SA == 0,
                 "AffixAllocator: the payload alignment is not a multiple of alignof(Suffix) (D's restriction); use "
                 "a Prefix whose size is a multiple of alignof(Suffix)");
 

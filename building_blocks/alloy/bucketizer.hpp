@@ -46,8 +46,13 @@ namespace alloy {
 /// CHECK(!a.allocate(257));                              // above Max
 /// CHECK(a.deallocate(b));
 /// ```
-template <allocator A, std::size_t Min, std::size_t Max, std::size_t Step>
+template <class A, std::size_t Min, std::size_t Max, std::size_t Step>
 class Bucketizer {
+  static_assert(allocator<A>,
+                "Bucketizer: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` and "
+                "`Block allocate(std::size_t) noexcept`, e.g. alloy::Region<alloy::Mallocator> or "
+                "alloy::FreeList<alloy::Mallocator, 64>); a std allocator, a std::pmr::memory_resource or a type "
+                "whose allocate returns void* is not one");
   static_assert(Step > 0, "Bucketizer: Step must be positive");
   static_assert(Min <= Max, "Bucketizer: Min must not exceed Max");
   static_assert(Step == 0 || Min > Max || (Max - Min) % Step == Step - 1,

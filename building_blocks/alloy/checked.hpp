@@ -156,8 +156,12 @@ inline void append_text(char* buf, std::size_t cap, std::size_t& len, const char
 /// CHECK_FALSE(a.deallocate(b));                           // the second free never reaches Mallocator
 /// CHECK(a.policy().count(alloy::CheckedViolation::double_free) == 1);
 /// ```
-template <allocator A, class Policy = AbortOnViolation>
+template <class A, class Policy = AbortOnViolation>
 class Checked {
+  static_assert(allocator<A>,
+                "alloy::Checked: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(host_accessible<A>,
                 "alloy::Checked writes a header and guard bytes into the memory the parent hands out, so the parent "
                 "must be host-accessible; for device memory run the checks on the device side (compute-sanitizer "

@@ -45,8 +45,17 @@ namespace alloy {
 /// CHECK(a.deallocate(big));
 /// CHECK(a.primary().empty() == alloy::Ternary::yes);
 /// ```
-template <allocator Primary, allocator Fallback>
+template <class Primary, class Fallback>
 class FallbackAllocator {
+  static_assert(allocator<Primary>,
+                "FallbackAllocator: Primary must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Region<> or "
+                "alloy::BitmappedBlock<64>); a std allocator, a std::pmr::memory_resource or a type whose allocate "
+                "returns void* is not one");
+  static_assert(allocator<Fallback>,
+                "FallbackAllocator: Fallback must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(detail::same_memory_space<Primary, Fallback>,
                 "FallbackAllocator: Primary and Fallback hand out memory of different memory spaces (e.g. device and "
                 "host), so a block's space would depend on which part served it; stack parts of one memory space "

@@ -109,9 +109,10 @@ consteval bool free_list_checks() {
                 "bound, use a finite MaxSize or choose_at_runtime)");
   static_assert(MinSize == choose_at_runtime || MaxSize == choose_at_runtime || MinSize <= MaxSize,
                 "FreeList: MinSize > MaxSize: no size would use the list; swap them");
-  static_assert(Parent::alignment >= alignof(void*),
-                "FreeList: Parent::alignment must be at least alignof(void*) (a pointer is written at each free "
-                "block's start)");
+  if constexpr (allocator<Parent>)  // else the class's own static_assert has said what Parent must be
+    static_assert(Parent::alignment >= alignof(void*),
+                  "FreeList: Parent::alignment must be at least alignof(void*) (a pointer is written at each free "
+                  "block's start)");
   return true;
 }
 
@@ -159,8 +160,12 @@ inline void free_list_link(void* p, void* next) noexcept { ::new (p) void*(next)
 /// CHECK(fl.deallocate(b));                          // the destructor frees the list
 /// static_assert(!alloy::has_owns<alloy::FreeList<alloy::Mallocator, 64>>);  // Mallocator cannot answer owns
 /// ```
-template <allocator Parent, std::size_t MinSize, std::size_t MaxSize = MinSize, Adaptive Adapt = Adaptive::no>
+template <class Parent, std::size_t MinSize, std::size_t MaxSize = MinSize, Adaptive Adapt = Adaptive::no>
 class FreeList {
+  static_assert(allocator<Parent>,
+                "FreeList: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(detail::free_list_checks<Parent, MinSize, MaxSize>());
   using Bounds = detail::FreeListBounds<MinSize, MaxSize>;
   static_assert(Adapt == Adaptive::no || Bounds::unchecked || has_deallocate<Parent>,
@@ -351,8 +356,13 @@ class FreeList {
 /// CHECK(fl.deallocate(a));
 /// CHECK(fl.empty() == alloy::Ternary::yes);
 /// ```
-template <allocator Parent, std::size_t MinSize, std::size_t MaxSize = MinSize>
+template <class Parent, std::size_t MinSize, std::size_t MaxSize = MinSize>
 class ContiguousFreeList {
+  static_assert(allocator<Parent>,
+                "ContiguousFreeList: Parent must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator, or "
+                "alloy::NullAllocator for a caller's span); a std allocator, a std::pmr::memory_resource or a type "
+                "whose allocate returns void* is not one");
   static_assert(detail::free_list_checks<Parent, MinSize, MaxSize>());
   static constexpr bool runtime_item = MaxSize == choose_at_runtime || MaxSize == unbounded;
   // D's (0, unbounded) takes the item size at run time: the bounds are then (0, choose_at_runtime).
@@ -645,8 +655,12 @@ inline void shared_free_list_link(void* p, void* next) noexcept {
 /// CHECK(b.size == 64);
 /// CHECK(fl.deallocate(b));
 /// ```
-template <allocator Parent, std::size_t MinSize, std::size_t MaxSize = MinSize, std::size_t ApproxMaxNodes = unbounded>
+template <class Parent, std::size_t MinSize, std::size_t MaxSize = MinSize, std::size_t ApproxMaxNodes = unbounded>
 class SharedFreeList {
+  static_assert(allocator<Parent>,
+                "SharedFreeList: Parent must be an alloy allocator (a type with `static constexpr std::size_t "
+                "alignment` and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(detail::free_list_checks<Parent, MinSize, MaxSize>());
   static_assert(ApproxMaxNodes != 0, "SharedFreeList: ApproxMaxNodes must not be 0; use alloy::unbounded for no cap");
   static_assert(ApproxMaxNodes == unbounded || has_deallocate<Parent>,

@@ -104,8 +104,12 @@ constexpr bool rounding_monotonic() noexcept {
 /// CHECK(b.size == 1000);
 /// CHECK(q.deallocate(b));
 /// ```
-template <allocator Parent, class Rounding>
+template <class Parent, class Rounding>
 class Quantizer {
+  static_assert(allocator<Parent>,
+                "Quantizer: Parent must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(std::is_class_v<Rounding> && std::is_invocable_r_v<std::size_t, const Rounding&, std::size_t>,
                 "Quantizer: Rounding must be a class type with `std::size_t operator()(std::size_t n) const`, e.g. "
                 "alloy::RoundUpToMultipleOf<64> (a lambda's type works too)");

@@ -65,8 +65,19 @@ using threshold = std::integral_constant<std::size_t, N>;
 template <std::size_t Threshold, class Small, class... Rest>
 class Segregator;
 
-template <std::size_t Threshold, allocator Small, allocator Large>
+// The binary form: every Segregator of three arguments, so that a part that is not an allocator is named by the
+// static_asserts below (the variadic form builds trees of allocators only, and checks its own list).
+template <std::size_t Threshold, class Small, class Large>
 class Segregator<Threshold, Small, Large> {
+  static_assert(allocator<Small>,
+                "Segregator: Small must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::BitmappedBlock<64> or "
+                "alloy::FreeList<alloy::Mallocator, 64>); a std allocator, a std::pmr::memory_resource or a type "
+                "whose allocate returns void* is not one");
+  static_assert(allocator<Large>,
+                "Segregator: Large must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static_assert(detail::same_memory_space<Small, Large>,
                 "Segregator: Small and Large hand out memory of different memory spaces (e.g. device and host), so a "
                 "block's space would depend on its size; stack parts of one memory space (NullAllocator fits any)");

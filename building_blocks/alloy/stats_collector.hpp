@@ -141,8 +141,12 @@ struct NoStorage {};  // one type per member: [[no_unique_address]] cannot overl
 /// CHECK(s.deallocate(b));
 /// CHECK(s.deallocate(c));
 /// ```
-template <allocator A, Options Flags = Options::all, Options PerCallFlags = Options{}>
+template <class A, Options Flags = Options::all, Options PerCallFlags = Options{}>
 class StatsCollector {
+  static_assert(allocator<A>,
+                "StatsCollector: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::Mallocator); a std allocator, a "
+                "std::pmr::memory_resource or a type whose allocate returns void* is not one");
   static constexpr std::uint64_t flags = static_cast<std::uint64_t>(Flags);
   static_assert(flags < (1u << 21) && static_cast<std::uint64_t>(PerCallFlags) < (1u << 21),
                 "StatsCollector: unknown bits in Flags or PerCallFlags; combine alloy::Options values");

@@ -153,8 +153,13 @@ struct no_allocator_pointer {};
 /// alloy::device_buffer<alloy::Mallocator> host(dev, alloy::default_stream);  // device -> host, deep copy
 /// CHECK(std::strcmp(static_cast<const char*>(host.data()), "device bytes") == 0);
 /// ```
-template <allocator A>
+template <class A>
 class device_buffer {
+  static_assert(allocator<A>,
+                "device_buffer: A must be an alloy allocator (a type with `static constexpr std::size_t alignment` "
+                "and `Block allocate(std::size_t) noexcept`, e.g. alloy::CudaMallocator, or alloy::Mallocator for "
+                "host memory); an RMM or cuda::mr memory resource, a std allocator or a type whose allocate returns "
+                "void* is not one");
   static constexpr bool stateless = std::is_empty_v<A>;
   static constexpr unsigned capacity_bits = 56;
   static constexpr std::size_t capacity_mask = (std::size_t{1} << capacity_bits) - 1;
@@ -360,7 +365,7 @@ class device_buffer {
   }
 
  private:
-  template <::alloy::allocator>
+  template <class>
   friend class device_buffer;
 
   static holder hold(A& a) noexcept {

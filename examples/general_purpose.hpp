@@ -8,7 +8,8 @@
 /// - GeneralPurpose<Parent, RegionBytes>: the showcase. 20 size classes whose lists borrow from larger classes,
 ///   over regions aligned to RegionBytes with a capacity map each; Parent above 512 bytes.
 /// - GeneralPurposeFixedClasses<Parent, ChunkBytes>: 32 classes of 16 bytes without borrowing (each block stays in
-///   its class), made of alloy's blocks alone: as many instructions per W3 step (41.0 against 40.9), 1.39x the memory on W6.
+///   its class), made of alloy's blocks alone: as many instructions per W3 step (41.0 against 40.9), 1.39x the
+///   memory on W6.
 /// - GeneralPurposeBitmapped<Parent, CacheNodes, ChunkBytes>: capped lists over bitmapped chunks that give memory back.
 #include <alloy/allocator_list.hpp>
 #include <alloy/aligned_mallocator.hpp>

@@ -240,7 +240,7 @@ void run_model(std::uint64_t seed, std::size_t ops) {
     }
     // Moved-from storage is empty; the target keeps every allocator.
     Nodes<A, B> moved(std::move(h.nodes));
-    CHECK(h.nodes.capacity() == 0);  // NOLINT(bugprone-use-after-move)
+    CHECK(h.nodes.capacity() == 0);  // NOLINT(bugprone-use-after-move): the moved-from state is what is tested
     CHECK(moved.capacity() == h.capacity);
     for (const auto& [slot, e] : h.used) CHECK(moved[slot].a().id == e.id);
   }

@@ -83,7 +83,8 @@ inline void* align_up(void* p, std::size_t a) noexcept {  // pointer arithmetic:
   return static_cast<char*>(p) + (align_up(u, a) - u);
 }
 inline std::uintptr_t address_of(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
-// NOLINTNEXTLINE(performance-no-int-to-ptr): on purpose
+// NOLINTNEXTLINE(performance-no-int-to-ptr): the one place an address becomes a pointer: the mmap parents trim and
+// return addresses computed from a mapping's start (mmap_allocator.hpp, no_access_allocator.hpp)
 inline void* to_pointer(std::uintptr_t p) noexcept { return reinterpret_cast<void*>(p); }
 
 /// Whether `b` lies entirely inside [lo, lo + size).

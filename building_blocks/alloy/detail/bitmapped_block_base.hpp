@@ -196,6 +196,37 @@ class BitmappedBlockBase : protected BlockSizeStore<BlockSize>,
                               "fails); give back the Block that allocate returned");
     return b.size != 0 && check_owned(b);
   }
+
+  // The arguments of the primitives whose checks every mode shares; each mode then claims or frees under its own
+  // guard. aligned_allocate (multiblock, a > Alignment, n > 0): the blocks a run needs so that n bytes fit at an
+  // address aligned to a wherever the run starts (n + a - Alignment bytes); 0 when none can (overflow, more than
+  // every block).
+  [[nodiscard]] std::size_t aligned_run_blocks(std::size_t n, std::size_t a) const noexcept {
+    std::size_t m = 0;
+    if (!add_checked(n, a - Alignment, m)) return 0;
+    const std::size_t k = blocks_for(m);
+    return k - 1 >= blocks_ ? 0 : k;
+  }
+  // expand (delta > 0): whether b, one of this block's, may grow by delta within the payload (with Multiblock::no,
+  // within its block); the blocks it holds end at old_end, grown they would end at new_end.
+  bool expand_bounds(Block b, std::size_t delta, std::size_t& old_end, std::size_t& new_end) const noexcept {
+    if (!b || !check_owned(b)) return false;
+    const std::size_t off = offset_of(b.ptr);
+    std::size_t end = 0;
+    if (!add_checked(off + b.size, delta, end) || end > payload_bytes()) return false;
+    if constexpr (!multi) {
+      if (end > (off / bs() + 1) * bs()) return false;
+    }
+    old_end = divide_round_up(off + b.size, bs());
+    new_end = divide_round_up(end, bs());
+    return true;
+  }
+  // reallocate's shrink of b to its first n bytes (n < b.size): the blocks past them that b holds, [keep, had).
+  void shrink_range(Block b, std::size_t n, std::size_t& keep, std::size_t& had) const noexcept {
+    const std::size_t off = offset_of(b.ptr);
+    keep = divide_round_up(off + n, bs());
+    had = divide_round_up(off + b.size, bs());
+  }
 };
 
 }  // namespace alloy::detail

@@ -50,12 +50,14 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   using Base::Base;
   using typename Base::Layout;
   using Base::all_ones;
+  using Base::aligned_run_blocks;
   using Base::bits_;
   using Base::blocks_;
   using Base::blocks_for;
   using Base::bs;
   using Base::check_deallocatable;
   using Base::check_owned;
+  using Base::expand_bounds;
   using Base::maps;
   using Base::multi;
   using Base::npos;
@@ -64,6 +66,7 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   using Base::pad_mask;
   using Base::payload_;
   using Base::payload_bytes;
+  using Base::shrink_range;
   using Base::single_block;
   using Base::words_;
   // The summary index (multiblock; detail/bitmap_summary.hpp states its rules): one byte per word, an upper bound of
@@ -149,10 +152,8 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
       if (n > bs()) return {};
       return alloc1_aligned(n, a);
     } else {
-      std::size_t m = 0;
-      if (!add_checked(n, a - Alignment, m)) return {};
-      const std::size_t k = blocks_for(m);
-      if (k - 1 >= blocks_) return {};
+      const std::size_t k = aligned_run_blocks(n, a);
+      if (k == 0) return {};
       HintSync sync(this);
       const std::size_t i = k == 1 ? alloc1() : alloc_blocks(k);
       if (i == npos) return {};
@@ -179,15 +180,9 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   /// Grows b in place into the blocks that follow it, when they are free.
   bool expand(Block& b, std::size_t delta) noexcept {
     if (delta == 0) return true;
-    if (!b) return false;
-    if (!check_owned(b)) return false;
-    const std::size_t off = offset_of(b.ptr);
-    std::size_t new_end = 0;
-    if (!add_checked(off + b.size, delta, new_end) || new_end > payload_bytes()) return false;
-    if constexpr (!multi) {
-      if (new_end > (off / bs() + 1) * bs()) return false;
-    } else {
-      const std::size_t old_blk = divide_round_up(off + b.size, bs()), new_blk = divide_round_up(new_end, bs());
+    std::size_t old_blk = 0, new_blk = 0;
+    if (!expand_bounds(b, delta, old_blk, new_blk)) return false;
+    if constexpr (multi) {
       if (new_blk > old_blk) {
         HintSync sync(this);
         if (!bitmap::range_free<false>(bits_, old_blk, new_blk - old_blk)) return false;
@@ -307,10 +302,10 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   void take(BitmappedBlockCore& o) noexcept;
   // Gives back the whole blocks of b past its first n bytes (n < b.size; reallocate's shrink).
   void shrink(Block& b, std::size_t n) noexcept {
-    const std::size_t off = offset_of(b.ptr);
-    const std::size_t keep = divide_round_up(off + n, bs()), had = divide_round_up(off + b.size, bs());
-    if (had > keep) {
-      if constexpr (multi) {
+    if constexpr (multi) {
+      std::size_t keep = 0, had = 0;
+      shrink_range(b, n, keep, had);
+      if (had > keep) {
         HintSync sync(this);
         release_range(keep, had - keep);
       }

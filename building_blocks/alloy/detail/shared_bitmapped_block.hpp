@@ -43,18 +43,21 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
  protected:
   using Base::Base;
   using typename Base::Layout;
+  using Base::aligned_run_blocks;
   using Base::bits_;
   using Base::blocks_;
   using Base::blocks_for;
   using Base::bs;
   using Base::check_deallocatable;
   using Base::check_owned;
+  using Base::expand_bounds;
   using Base::multi;
   using Base::npos;
   using Base::offset_of;
   using Base::pad_mask;
   using Base::payload_;
   using Base::payload_bytes;
+  using Base::shrink_range;
   using Base::single_block;
   using Base::words_;
 
@@ -117,10 +120,8 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
       if (n > bs()) return {};
       return alloc1_aligned(n, a);
     } else {
-      std::size_t m = 0;
-      if (!add_checked(n, a - Alignment, m)) return {};
-      const std::size_t k = blocks_for(m);
-      if (k - 1 >= blocks_) return {};
+      const std::size_t k = aligned_run_blocks(n, a);
+      if (k == 0) return {};
       Guard g(this);
       return aligned_claim(n, a, k);
     }
@@ -138,15 +139,9 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
   /// Grows b in place into the blocks that follow it, when they are free.
   bool expand(Block& b, std::size_t delta) noexcept {
     if (delta == 0) return true;
-    if (!b) return false;
-    if (!check_owned(b)) return false;
-    const std::size_t off = offset_of(b.ptr);
-    std::size_t new_end = 0;
-    if (!add_checked(off + b.size, delta, new_end) || new_end > payload_bytes()) return false;
-    if constexpr (!multi) {
-      if (new_end > (off / bs() + 1) * bs()) return false;
-    } else {
-      const std::size_t old_blk = divide_round_up(off + b.size, bs()), new_blk = divide_round_up(new_end, bs());
+    std::size_t old_blk = 0, new_blk = 0;
+    if (!expand_bounds(b, delta, old_blk, new_blk)) return false;
+    if constexpr (multi) {
       if (new_blk > old_blk) {
         Guard g(this);
         if (!bitmap::range_free<true>(bits_, old_blk, new_blk - old_blk) || !claim(old_blk, new_blk - old_blk))
@@ -209,10 +204,10 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
   }
   // Gives back the whole blocks of b past its first n bytes (n < b.size).
   void shrink(Block& b, std::size_t n) noexcept {
-    const std::size_t off = offset_of(b.ptr);
-    const std::size_t keep = divide_round_up(off + n, bs()), had = divide_round_up(off + b.size, bs());
-    if (had > keep) {
-      if constexpr (multi) {
+    if constexpr (multi) {
+      std::size_t keep = 0, had = 0;
+      shrink_range(b, n, keep, had);
+      if (had > keep) {
         Guard g(this);
         release_range(keep, had - keep);
       }

@@ -4,6 +4,7 @@
 # header is held to the rule until it is listed or tested, so a block cannot land without the kit.
 # And every Shared block (a class or alias template named Shared... in a public header) must run the thread-safety
 # suite (`check_thread_safe`, tests/support/thread_safety.hpp): see the second half.
+cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in this -P script
 set(not_allocators
   "alloy=the umbrella header"
   "block=the vocabulary: Block, Multiblock, GrowDownwards, MemorySpace"
@@ -23,6 +24,17 @@ set(not_allocators
   "adapters/stl_allocator=a std allocator over a stack"
   "adapters/tensorrt_allocator=a TensorRT IGpuAllocator over a stack")
 
+# The names of a list of "name=reason" entries.
+function(listed_names entries out)
+  set(names "")
+  foreach(e IN LISTS entries)
+    string(REGEX REPLACE "=.*" "" e_name "${e}")
+    list(APPEND names ${e_name})
+  endforeach()
+  set(${out} ${names} PARENT_SCOPE)
+endfunction()
+listed_names("${not_allocators}" not_allocator_names)
+
 file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/include/alloy/*.hpp ${SOURCE_DIR}/building_blocks/alloy/*.hpp)
 file(GLOB tests ${SOURCE_DIR}/tests/*.cpp)
 set(kit_users "")
@@ -41,14 +53,7 @@ foreach(h IN LISTS headers)
     continue()
   endif()
   string(REGEX REPLACE "\\.hpp$" "" name "${rel}")
-  set(exempt OFF)
-  foreach(e IN LISTS not_allocators)
-    string(REGEX REPLACE "=.*" "" e_name "${e}")
-    if(e_name STREQUAL name)
-      set(exempt ON)
-    endif()
-  endforeach()
-  if(exempt)
+  if(name IN_LIST not_allocator_names)
     continue()
   endif()
   set(found OFF)
@@ -68,8 +73,7 @@ foreach(h IN LISTS headers)
 endforeach()
 
 # A listed header that no longer exists makes the list lie: fail on it too.
-foreach(e IN LISTS not_allocators)
-  string(REGEX REPLACE "=.*" "" e_name "${e}")
+foreach(e_name IN LISTS not_allocator_names)
   if(NOT EXISTS ${SOURCE_DIR}/include/alloy/${e_name}.hpp AND NOT EXISTS ${SOURCE_DIR}/building_blocks/alloy/${e_name}.hpp)
     list(APPEND missing "(listed as not an allocator, but absent) ${e_name}")
   endif()
@@ -89,6 +93,7 @@ message(STATUS "conformance_coverage: ${checked} allocator headers, each under c
 # alias of one in that file (`using SR = alloy::SharedRegion<Mallocator>;`). A Shared block that cannot run the suite
 # would be listed here with the reason; none is.
 set(not_thread_checked "")
+listed_names("${not_thread_checked}" not_thread_checked_names)
 set(shared_names "")
 foreach(h IN LISTS headers)
   if(h MATCHES "/detail/")
@@ -141,25 +146,12 @@ endforeach()
 
 set(missing "")
 foreach(s IN LISTS shared_names)
-  list(FIND thread_checked ${s} at)
-  set(found OFF)
-  if(NOT at EQUAL -1)
-    set(found ON)
-  endif()
-  foreach(e IN LISTS not_thread_checked)
-    string(REGEX REPLACE "=.*" "" e_name "${e}")
-    if(e_name STREQUAL s)
-      set(found ON)
-    endif()
-  endforeach()
-  if(NOT found)
+  if(NOT s IN_LIST thread_checked AND NOT s IN_LIST not_thread_checked_names)
     list(APPEND missing ${s})
   endif()
 endforeach()
-foreach(e IN LISTS not_thread_checked)
-  string(REGEX REPLACE "=.*" "" e_name "${e}")
-  list(FIND shared_names ${e_name} at)
-  if(at EQUAL -1)
+foreach(e_name IN LISTS not_thread_checked_names)
+  if(NOT e_name IN_LIST shared_names)
     list(APPEND missing "(listed as not thread-checked, but declared nowhere) ${e_name}")
   endif()
 endforeach()

@@ -207,6 +207,13 @@ class BitmappedBlockBase : protected BlockSizeStore<BlockSize>,
     const std::size_t k = blocks_for(m);
     return k - 1 >= blocks_ ? 0 : k;
   }
+  // Multiblock::no aligned_allocate: the address aligned to a in block idx that leaves room for n bytes in the block,
+  // or 0 when there is none.
+  [[nodiscard]] std::uintptr_t aligned_spot(std::size_t idx, std::size_t n, std::size_t a) const noexcept {
+    const std::uintptr_t start = address_of(payload_ + idx * bs());
+    const std::uintptr_t res = align_up(start, a);
+    return res - start + n <= bs() ? res : 0;
+  }
   // expand (delta > 0): whether b, one of this block's, may grow by delta within the payload (with Multiblock::no,
   // within its block); the blocks it holds end at old_end, grown they would end at new_end.
   bool expand_bounds(Block b, std::size_t delta, std::size_t& old_end, std::size_t& new_end) const noexcept {

@@ -51,6 +51,7 @@ class BitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment, Paren
   using typename Base::Layout;
   using Base::all_ones;
   using Base::aligned_run_blocks;
+  using Base::aligned_spot;
   using Base::bits_;
   using Base::blocks_;
   using Base::blocks_for;

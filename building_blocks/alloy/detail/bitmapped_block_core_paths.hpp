@@ -211,9 +211,7 @@ inline Block BitmappedBlockCore<S, A, P, M, K, N>::alloc1_aligned(std::size_t n,
       const unsigned j = static_cast<unsigned>(std::countr_zero(free));
       free &= free - 1;
       const std::size_t idx = i * 64 + j;
-      std::byte* const start = payload_ + idx * bs();
-      const std::uintptr_t res = align_up(address_of(start), a);
-      if (res - address_of(start) + n <= bs()) {
+      if (const std::uintptr_t res = aligned_spot(idx, n, a)) {
         bitmap::set_range(bits_, idx, 1);
         if (i == hint_.start_ && bits_[i] == all_ones) advance_start();
         return {to_pointer(res), n};

@@ -44,6 +44,7 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
   using Base::Base;
   using typename Base::Layout;
   using Base::aligned_run_blocks;
+  using Base::aligned_spot;
   using Base::bits_;
   using Base::blocks_;
   using Base::blocks_for;
@@ -258,9 +259,8 @@ class SharedBitmappedBlockCore : public BitmappedBlockBase<BlockSize, Alignment,
         const unsigned j = static_cast<unsigned>(std::countr_zero(free));
         free &= free - 1;
         const std::size_t idx = i * 64 + j;
-        std::byte* const start = payload_ + idx * bs();
-        const std::uintptr_t res = align_up(address_of(start), a);
-        if (res - address_of(start) + n <= bs() && claim(idx, 1)) return {to_pointer(res), n};
+        const std::uintptr_t res = aligned_spot(idx, n, a);
+        if (res && claim(idx, 1)) return {to_pointer(res), n};
       }
     }
     return {};
